@@ -1,0 +1,255 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	stdhttp "net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"sparrow"
+	"sparrow/http"
+	"sparrow/inmem"
+	"sparrow/mysql"
+	"sparrow/nats"
+	"sparrow/redis"
+	"sparrow/relay"
+	"sparrow/service"
+	"sparrow/sqlite"
+	"sparrow/sqlstore"
+	"sparrow/stream"
+)
+
+// Version is Sparrow's version.
+const Version = "0.1.0"
+
+// App is a running Sparrow server.
+type App struct {
+	Config   Config
+	Logger   *slog.Logger
+	Store    *sqlstore.Store
+	Bus      *nats.Bus
+	Relay    *relay.Relay
+	Services *service.Services
+	Registry *prometheus.Registry
+	IDs      *sparrow.IDGen
+
+	redis   *redis.Client
+	streams *stream.Hub // the streaming API's hub (wire_stream.go)
+	http    *stdhttp.Server
+	handler stdhttp.Handler
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	stats   atomic.Pointer[[2]int64]
+	closeMu sync.Once
+}
+
+// Openers are the store schemes Sparrow knows.
+var Openers = map[string]sqlstore.Opener{"sqlite": sqlite.Open, "mysql": mysql.Open}
+
+// Open builds every component from c and starts the background workers (the
+// outbox relay, the statistics refresher). It does not listen yet: call Serve.
+func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
+	c, err := c.withDefaults()
+	if err != nil {
+		return nil, sparrow.WrapError(sparrow.EInvalid, err, "%v", err)
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	a := &App{Config: c, Logger: logger, Registry: prometheus.NewRegistry(), IDs: sparrow.NewIDGen(c.Node, nil)}
+	a.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	ok := false
+	defer func() {
+		if !ok {
+			a.Close()
+		}
+	}()
+	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	shards, err := sqlstore.OpenShards(ctx, c.Shards, Openers)
+	if err != nil {
+		return nil, err
+	}
+	a.Store = sqlstore.New(shards, a.IDs)
+	a.Bus, err = nats.Open(ctx, nats.Config{URL: c.NATSURL, DataDir: filepath.Join(c.DataDir, "nats"), Stream: c.Stream, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	var limiter sparrow.Limiter
+	var cache sparrow.KV
+	var inboxes sparrow.InboxStore
+	var recent sparrow.RecentLists
+	var activity sparrow.Activity
+	if c.RedisURL != "" {
+		if a.redis, err = redis.Open(ctx, c.RedisURL); err != nil {
+			return nil, err
+		}
+		limiter, cache = a.redis.Limiter(c.RedisPrefix), a.redis.KV(c.RedisPrefix)
+		inboxes, recent = a.redis.Inboxes(c.RedisPrefix, c.InboxCap), a.redis.RecentLists(c.RedisPrefix, c.RecentCap)
+		activity = a.redis.Activity(c.RedisPrefix)
+	} else {
+		limiter, cache = inmem.NewLimiter(inmem.Options{}), inmem.NewKV(inmem.Options{})
+		fo := inmem.FeedOptions{InboxCap: c.InboxCap, RecentCap: c.RecentCap}
+		inboxes, recent, activity = inmem.NewInboxes(fo), inmem.NewRecentLists(fo), inmem.NewActivity(fo)
+	}
+	a.Services = service.New(service.Deps{
+		Accounts: a.Store, Statuses: a.Store, Auth: a.Store, Relations: a.Store, Limiter: limiter, Cache: cache, IDs: a.IDs,
+		Inboxes: inboxes, Recent: recent, Activity: activity, Notifications: a.streamNotifications(a.Store), KeyedFeeds: a.Store, References: a.Store,
+	}, service.Config{Domain: c.Domain, MaxChars: c.MaxChars, BcryptCost: c.BcryptCost,
+		FeedMode: c.FeedMode, InboxCap: c.InboxCap, RecentCap: c.RecentCap, ActiveDays: c.ActiveDays, CommentPageSize: c.CommentPageSize})
+	fm, err := newFeedMetrics(a.Registry)
+	if err != nil {
+		return nil, err
+	}
+	a.Services.Feed.Observer = fm
+	if a.streams, err = a.openStreams(ctx); err != nil {
+		return nil, err
+	}
+
+	host, _ := os.Hostname()
+	a.Relay = relay.New(a.Store.Outboxes(), a.Bus, relay.Options{
+		Holder: fmt.Sprintf("%s/%d/%d", host, os.Getpid(), c.Node), Logger: logger})
+	if err := a.Relay.Register(a.Registry); err != nil {
+		return nil, err
+	}
+	shards.SetOnCommit(a.Relay.Poke)
+
+	srv := &http.Server{
+		Auth: a.Services.Auth, Accounts: a.Services.Accounts, Statuses: a.Services.Statuses, Relations: a.Services.Relations,
+		Timelines: a.Services.Timelines, Notifications: a.Services.Notifications, Streams: a.streams,
+		Interactions:    a.Services.Interactions,
+		OnAuthenticated: func(ctx context.Context, v sparrow.Viewer) error { return a.Services.Feed.Touch(ctx, v.AccountID) },
+		Instance:        a.instance, Domain: c.Domain, BaseURL: c.BaseURL, Logger: logger, Registry: a.Registry,
+	}
+	a.handler = srv.Handler()
+
+	bg, cancel := context.WithCancel(context.Background())
+	a.cancel = cancel
+	if err := a.subscribe(bg); err != nil {
+		return nil, err
+	}
+	flusher := &service.CounterFlusher{Store: a.Store, Stores: len(shards.DBs()), Hot: int64(c.HotThreshold),
+		OnError: func(err error) { logger.Warn("counter flush", "err", err) }}
+	a.wg.Add(4)
+	go func() { defer a.wg.Done(); a.Relay.Run(bg) }()
+	go func() { defer a.wg.Done(); a.refreshStats(bg) }()
+	go func() { defer a.wg.Done(); flusher.Run(bg) }()
+	go func() {
+		defer a.wg.Done()
+		a.Services.Feed.RunSweeper(bg, c.SweepInterval, func(err error) { logger.Warn("feed sweeper", "err", err) })
+	}()
+	ok = true
+	return a, nil
+}
+
+// subscribe starts the bus consumers. Durable consumers are shared by every
+// process (each event is handled once); the cache-invalidation consumer is per
+// node when caches are per process, and unneeded with a shared Redis (the
+// writer invalidates it at once).
+func (a *App) subscribe(ctx context.Context) error {
+	c := a.Services.Consumers
+	subs := []struct {
+		name  string
+		types []sparrow.EventType
+		h     sparrow.Handler
+	}{
+		{"follower-sync", []sparrow.EventType{sparrow.EvEdges}, c.FollowerSync},
+		{"account-index", []sparrow.EventType{sparrow.EvAccountCreated, sparrow.EvAccountUpdated}, c.AccountIndex},
+		{"feed-fanout", []sparrow.EventType{sparrow.EvStatusCreated, sparrow.EvStatusDeleted, sparrow.EvEdges}, a.Services.Feed.HandleFeedEvent},
+		{"references", []sparrow.EventType{sparrow.EvStatusCreated, sparrow.EvStatusDeleted}, a.Services.Interactions.HandleReferences},
+	}
+	subs = append(subs, feedConsumers(a.Services.Notifications, a.Services.KeyedFeeds)...)
+	if a.Config.RedisURL == "" {
+		subs = append(subs, struct {
+			name  string
+			types []sparrow.EventType
+			h     sparrow.Handler
+		}{fmt.Sprintf("relcache-node%d", a.Config.Node), []sparrow.EventType{sparrow.EvEdges}, c.CacheInvalidation})
+	}
+	for _, s := range subs {
+		if err := a.Bus.Subscribe(ctx, s.name, s.types, s.h); err != nil {
+			return fmt.Errorf("subscribe %s: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+// Handler returns the HTTP handler (for tests that use httptest).
+func (a *App) Handler() stdhttp.Handler { return a.handler }
+
+// Serve serves the API on ln until Close.
+func (a *App) Serve(ln net.Listener) error {
+	a.http = &stdhttp.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	err := a.http.Serve(ln)
+	if errors.Is(err, stdhttp.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Close stops serving (letting requests in flight finish for a few seconds),
+// stops the workers and closes every connection. It is safe to call twice.
+func (a *App) Close() error {
+	var err error
+	a.closeMu.Do(func() {
+		if a.streams != nil {
+			a.streams.Close() // streams never end by themselves: end them before Shutdown
+		}
+		if a.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			err = errors.Join(err, a.http.Shutdown(ctx))
+			cancel()
+		}
+		if a.cancel != nil {
+			a.cancel()
+		}
+		a.wg.Wait()
+		if a.Bus != nil {
+			err = errors.Join(err, a.Bus.Close())
+		}
+		if a.redis != nil {
+			err = errors.Join(err, a.redis.Close())
+		}
+		if a.Store != nil {
+			err = errors.Join(err, a.Store.Shards().Close())
+		}
+	})
+	return err
+}
+
+// refreshStats recomputes the instance statistics every minute.
+func (a *App) refreshStats(ctx context.Context) {
+	for {
+		if u, s, err := a.Store.SiteStats(ctx); err == nil {
+			a.stats.Store(&[2]int64{u, s})
+		} else if ctx.Err() == nil {
+			a.Logger.Warn("site stats", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Minute):
+		}
+	}
+}
+
+func (a *App) instance(ctx context.Context) sparrow.Instance {
+	in := sparrow.Instance{Domain: a.Config.Domain, Title: a.Config.Title, Version: Version,
+		Description: "A microblog back end that speaks the Mastodon client API.",
+		SourceURL:   "https://github.com/sparrow/sparrow", MaxChars: a.Config.MaxChars, Registrations: true}
+	if st := a.stats.Load(); st != nil {
+		in.UserCount, in.StatusCount = st[0], st[1]
+	}
+	return in
+}

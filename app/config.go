@@ -1,0 +1,113 @@
+package app
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sparrow"
+)
+
+// Config is everything `sparrow serve` can be told. Every field has a flag
+// and a SPARROW_* environment variable (see cmd/sparrow).
+type Config struct {
+	Addr     string // listen address
+	DataDir  string // embedded stores, NATS file store
+	Shards   string // RANGE=DSN,… ; "" = four SQLite files under DataDir
+	RedisURL string // "" = in-process caches
+	// RedisPrefix namespaces every Redis key (default "sparrow:"); instances
+	// that share a Redis but not their data need distinct prefixes.
+	RedisPrefix string
+	NATSURL     string // "" = embedded NATS server
+	Stream      string // JetStream stream name (default SPARROW)
+
+	Node       int    // id generator node, unique per process (0-63)
+	Domain     string // this server's domain (default: host of Addr)
+	BaseURL    string // external URL (default http://Addr)
+	Title      string // instance title
+	MaxChars   int    // status length limit in code points
+	BcryptCost int    // password hashing cost (tests lower it)
+	LogLevel   string // debug, info, warn, error
+
+	// HotThreshold is the follower count at which an account turns hot (its
+	// posts are pulled at read time, not pushed); it turns ordinary again
+	// below 90% of it.
+	HotThreshold int
+
+	FeedMode      string        // hybrid (default), push or pull
+	InboxCap      int           // items per inbox (default 800)
+	RecentCap     int           // items per hot author's recent list (default 300)
+	ActiveDays    int           // users seen within this many days get pushes (default 7)
+	SweepInterval time.Duration // how often the sweeper runs (default 1m)
+
+	CommentPageSize int // statuses per fixed comment page (default 20)
+}
+
+// DefaultShards is the embedded shard map: 256 logical shards on four SQLite
+// files, so that four writers can commit in parallel.
+func DefaultShards(dataDir string) string {
+	var parts []string
+	for i := 0; i < 4; i++ {
+		from, to := i*64, i*64+63
+		parts = append(parts, fmt.Sprintf("%d-%d=sqlite:%s", from, to, filepath.Join(dataDir, fmt.Sprintf("shards-%03d-%03d.db", from, to))))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:8080"
+	}
+	if c.DataDir == "" {
+		c.DataDir = "data"
+	}
+	if c.Shards == "" {
+		c.Shards = DefaultShards(c.DataDir)
+	}
+	if c.RedisPrefix == "" {
+		c.RedisPrefix = "sparrow:"
+	}
+	if c.Stream == "" {
+		c.Stream = "SPARROW"
+	}
+	if c.Node < 0 || c.Node >= sparrow.MaxNodes {
+		return c, fmt.Errorf("node must be in 0-%d", sparrow.MaxNodes-1)
+	}
+	if c.Domain == "" {
+		c.Domain = c.Addr
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Addr
+	}
+	c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	if c.Title == "" {
+		c.Title = "Sparrow"
+	}
+	switch c.FeedMode {
+	case "":
+		c.FeedMode = "hybrid"
+	case "hybrid", "push", "pull":
+	default:
+		return c, fmt.Errorf("feed mode %q: want hybrid, push or pull", c.FeedMode)
+	}
+	if c.InboxCap <= 0 {
+		c.InboxCap = 800
+	}
+	if c.RecentCap <= 0 {
+		c.RecentCap = 300
+	}
+	if c.ActiveDays <= 0 {
+		c.ActiveDays = 7
+	}
+	if c.SweepInterval <= 0 {
+		c.SweepInterval = time.Minute
+	}
+	if c.HotThreshold <= 0 {
+		c.HotThreshold = 10000
+	}
+	if c.MaxChars <= 0 {
+		c.MaxChars = 500
+	}
+	return c, nil
+}

@@ -1,0 +1,40 @@
+package app
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// feedMetrics is the Prometheus side of service.FeedObserver.
+type feedMetrics struct {
+	lag       prometheus.Histogram
+	delivered prometheus.Counter
+	rebuild   prometheus.Histogram
+}
+
+func newFeedMetrics(reg prometheus.Registerer) (*feedMetrics, error) {
+	m := &feedMetrics{
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sparrow_fanout_lag_seconds",
+			Help:    "Time from a status being posted to its delivery into follower inboxes (per delivery chunk).",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}),
+		delivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "sparrow_fanout_inbox_inserts_total",
+			Help: "Inbox insertions made by the fan-out."}),
+		rebuild: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sparrow_inbox_rebuild_seconds",
+			Help:    "Background inbox rebuilds by pull (returning or new readers).",
+			Buckets: prometheus.DefBuckets}),
+	}
+	for _, c := range []prometheus.Collector{m.lag, m.delivered, m.rebuild} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *feedMetrics) Delivered(n int, lag time.Duration) {
+	m.delivered.Add(float64(n))
+	m.lag.Observe(lag.Seconds())
+}
+
+func (m *feedMetrics) Rebuilt(d time.Duration) { m.rebuild.Observe(d.Seconds()) }

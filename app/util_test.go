@@ -1,0 +1,37 @@
+package app_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"sparrow"
+)
+
+type sparrowEvent = sparrow.Event
+
+func decode(t *testing.T, body []byte, out any) {
+	t.Helper()
+	if err := json.Unmarshal(body, out); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+}
+
+// rawWithHeader posts a form with one extra header.
+func (s *server) rawWithHeader(method, path, token, header, value string, form url.Values) (int, []byte) {
+	s.t.Helper()
+	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set(header, value)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}

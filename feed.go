@@ -1,0 +1,101 @@
+package sparrow
+
+import (
+	"context"
+	"time"
+)
+
+// FeedItem is one entry of a feed list: a status id and its author, and for a
+// reblog the status it reblogs (so readers can dedupe and filter without
+// loading the status). Lists are ordered by ID, newest first.
+type FeedItem struct {
+	ID     ID `json:"i"`
+	Author ID `json:"a"`
+	Reblog ID `json:"r,omitempty"` // the reblogged original, or 0
+}
+
+// InboxState describes one user's inbox. An inbox is complete above its
+// floor: it holds every item the user should see with an id greater than
+// Floor (pushes after it was created, and what its rebuild merged in). Items at
+// or below the floor come from the durable profile feeds (the pull path).
+type InboxState struct {
+	Exists bool
+	// Filled is set by the first Fill. Until then the inbox collects pushes
+	// but is not complete anywhere (its rebuild is under way): readers pull.
+	Filled  bool
+	Floor   ID        // 0: complete from the beginning
+	BuiltAt time.Time // when it was created
+}
+
+// InboxStore is the per-user home index (seed 001's t_user_msg_index, seed
+// 000's friendfeeds): derived data in the cache tier (Redis when scaled out,
+// in process when embedded), bounded to a cap per user. Losing it loses
+// latency, never data: a missing inbox is rebuilt by pull.
+type InboxStore interface {
+	// Create makes an empty inbox for user (floor = floor) if none exists,
+	// and returns the state of the inbox that exists afterwards. Pushes reach
+	// it from then on, so a rebuild that creates first and fills later misses
+	// nothing.
+	Create(ctx context.Context, user ID, floor ID, now time.Time) (InboxState, error)
+	// Push adds item to the inbox of each user that has one (users without an
+	// inbox are skipped: they rebuild on their next read) and trims each to the
+	// cap, raising its floor to the newest id it dropped; an item at or below
+	// an inbox's floor is ignored. Idempotent. One pipelined or batched round
+	// trip per call.
+	Push(ctx context.Context, users []ID, item FeedItem) error
+	// Fill merges items into user's existing inbox (a rebuild), sets its
+	// floor, trimming to the cap, and marks it filled. Idempotent; nothing
+	// happens without an inbox.
+	Fill(ctx context.Context, user ID, items []FeedItem, floor ID) error
+	// Read returns up to limit items of user's inbox inside p's bounds,
+	// newest first (MinID pages upward but still returns newest first), and
+	// the inbox state.
+	Read(ctx context.Context, user ID, p Page) ([]FeedItem, InboxState, error)
+	// RemoveAuthor removes every item by author (or reblogging author's
+	// statuses, i.e. Author == author) from user's inbox.
+	RemoveAuthor(ctx context.Context, user ID, author ID) error
+	// RemoveStatus removes status id (as an item, or as a reblogged original)
+	// from each user's inbox.
+	RemoveStatus(ctx context.Context, users []ID, id ID) error
+	// Drop deletes users' inboxes.
+	Drop(ctx context.Context, users ...ID) error
+}
+
+// RecentLists are the hot authors' capped lists of recent items, with their
+// last post time (seed 000's 动态时间 hash), in the cache tier. The set of
+// authors that have a list (hot, or cooling down after being hot) is kept
+// with them, so readers can tell which of their followings to merge.
+type RecentLists interface {
+	// Seed creates author's list from items (its newest profile feed) with the
+	// given floor if it has none, and adds author to the set. Idempotent.
+	Seed(ctx context.Context, author ID, items []FeedItem, floor ID) error
+	// Append adds item to author's list if it exists, trims it to the cap
+	// (raising its floor), and records the last post time.
+	Append(ctx context.Context, author ID, item FeedItem, at time.Time) error
+	// Read returns up to limit items of author's list inside p's bounds,
+	// newest first, with the list's floor; ok is false if author has no list.
+	Read(ctx context.Context, author ID, p Page) (items []FeedItem, floor ID, ok bool, err error)
+	// LastPost returns the last post time of each author that has a list.
+	LastPost(ctx context.Context, authors []ID) (map[ID]time.Time, error)
+	// Authors returns the set of authors that have a list.
+	Authors(ctx context.Context) (map[ID]bool, error)
+	// Remove removes item id from author's list (a deleted status).
+	Remove(ctx context.Context, author ID, id ID) error
+	// Delete drops author's list and removes it from the set.
+	Delete(ctx context.Context, author ID) error
+}
+
+// Activity records when users were last seen (seed 000's 热点状态位), at most
+// once every few minutes per user, so reads do not become writes.
+type Activity interface {
+	// Touch records that user was seen at at (never moving backwards).
+	Touch(ctx context.Context, user ID, at time.Time) error
+	// LastSeen returns the last-seen times of users; unknown users are absent.
+	LastSeen(ctx context.Context, users []ID) (map[ID]time.Time, error)
+	// SeenBefore returns up to limit users last seen before t (the sweeper's
+	// inactive candidates), oldest first.
+	SeenBefore(ctx context.Context, t time.Time, limit int) ([]ID, error)
+	// Forget removes users (after their inbox was dropped and they were
+	// handled), so the sweeper does not list them again.
+	Forget(ctx context.Context, users ...ID) error
+}

@@ -1,0 +1,170 @@
+package http
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"sparrow"
+)
+
+// Messages of the errors the HTTP layer itself produces, as Mastodon words them.
+const (
+	msgInvalidToken  = "The access token is invalid"
+	msgOutsideScopes = "This action is outside the authorized scopes"
+	msgUserRequired  = "This method requires an authenticated user"
+	msgNotFound      = "Record not found"
+	msgNotAllowed    = "Method not allowed"
+	msgTooLarge      = "Request body too large"
+	msgInternal      = "Internal server error"
+)
+
+// statusOf maps an error kind to its HTTP status. It is the only place that
+// does; unknown kinds are 500.
+func statusOf(k sparrow.Kind) int {
+	switch k {
+	case sparrow.EBadRequest:
+		return http.StatusBadRequest
+	case sparrow.EInvalid:
+		return http.StatusUnprocessableEntity
+	case sparrow.EUnauthorized:
+		return http.StatusUnauthorized
+	case sparrow.EForbidden:
+		return http.StatusForbidden
+	case sparrow.ENotFound:
+		return http.StatusNotFound
+	case sparrow.EConflict:
+		return http.StatusConflict
+	case sparrow.ERateLimited:
+		return http.StatusTooManyRequests
+	case sparrow.EUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody is Mastodon's error entity.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// isTooLarge reports whether err comes from the body limit.
+func isTooLarge(err error) bool {
+	var tooBig *http.MaxBytesError
+	return errors.As(err, &tooBig)
+}
+
+// writeError writes err as Mastodon does: the status of its kind and
+// {"error": sparrow.ErrorMessage(err)}, so that internal details never reach
+// the client. Server errors (5xx) are logged with their cause. A body over the
+// limit is 413. A 401 carries a Bearer WWW-Authenticate challenge.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := statusOf(sparrow.ErrorKind(err))
+	msg := sparrow.ErrorMessage(err)
+	switch {
+	case isTooLarge(err):
+		code, msg = http.StatusRequestEntityTooLarge, msgTooLarge
+	case code == http.StatusInternalServerError:
+		msg = msgInternal // whatever the kind, a 500 explains nothing
+	}
+	if code >= 500 {
+		s.logger().ErrorContext(r.Context(), "request failed",
+			"method", r.Method, "path", r.URL.Path, "status", code, "err", err)
+	}
+	if code == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="Sparrow", error="invalid_token"`)
+	}
+	writeJSON(w, code, errorBody{Error: msg})
+}
+
+// writeJSON writes v as JSON with the given status.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// Entities are plain structs; this is a bug. Keep the response valid.
+		code, data = http.StatusInternalServerError, []byte(`{"error":"Internal server error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(data)
+	w.Write([]byte("\n"))
+}
+
+// oauthError is an RFC 6749 §5.2 error decided by the HTTP layer itself
+// (unsupported_grant_type, invalid_scope, invalid_request), which the kind of
+// a service error cannot express.
+type oauthError struct {
+	Code        string // RFC 6749 error code
+	Status      int
+	Description string
+}
+
+func (e *oauthError) Error() string { return e.Code + ": " + e.Description }
+
+// oauthBody is RFC 6749's error response.
+type oauthBody struct {
+	Error            string `json:"error"`
+	ErrorDescription string `json:"error_description"`
+}
+
+// oauthCode maps a service error kind to an RFC 6749 error code and status:
+// bad client credentials are invalid_client (401), a bad grant (wrong
+// password, unknown or used code, mismatched redirect URI) invalid_grant
+// (400), a malformed request invalid_request (400), a refused client
+// unauthorized_client (403), and rate limits and outages temporarily_unavailable.
+func oauthCode(k sparrow.Kind) (string, int) {
+	switch k {
+	case sparrow.EUnauthorized:
+		return "invalid_client", http.StatusUnauthorized
+	case sparrow.EInvalid, sparrow.ENotFound:
+		return "invalid_grant", http.StatusBadRequest
+	case sparrow.EBadRequest, sparrow.EConflict:
+		return "invalid_request", http.StatusBadRequest
+	case sparrow.EForbidden:
+		return "unauthorized_client", http.StatusForbidden
+	case sparrow.ERateLimited:
+		return "temporarily_unavailable", http.StatusTooManyRequests
+	case sparrow.EUnavailable:
+		return "temporarily_unavailable", http.StatusServiceUnavailable
+	}
+	return "server_error", http.StatusInternalServerError
+}
+
+// writeOAuthError writes err as RFC 6749 §5.2 does, for the token and revoke
+// endpoints: {"error": code, "error_description": message}, never cached.
+func (s *Server) writeOAuthError(w http.ResponseWriter, r *http.Request, err error) {
+	var (
+		code   string
+		status int
+		desc   = sparrow.ErrorMessage(err)
+		oe     *oauthError
+	)
+	switch {
+	case errors.As(err, &oe):
+		code, status, desc = oe.Code, oe.Status, oe.Description
+	case isTooLarge(err):
+		code, status, desc = "invalid_request", http.StatusRequestEntityTooLarge, msgTooLarge
+	default:
+		code, status = oauthCode(sparrow.ErrorKind(err))
+		if status == http.StatusInternalServerError {
+			desc = msgInternal
+		}
+	}
+	if status >= 500 {
+		s.logger().ErrorContext(r.Context(), "oauth request failed",
+			"method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	if status == http.StatusUnauthorized {
+		if _, _, ok := r.BasicAuth(); ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="Sparrow"`)
+		}
+	}
+	noStore(w)
+	writeJSON(w, status, oauthBody{Error: code, ErrorDescription: desc})
+}
+
+// noStore marks a response as never to be cached (tokens, codes, secrets).
+func noStore(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+}

@@ -1,0 +1,63 @@
+package http
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routeUnmatched labels requests that matched no route (404, 405, redirects),
+// so that raw paths never become label values.
+const routeUnmatched = "unmatched"
+
+// metrics are the HTTP layer's collectors, registered on one registry.
+type metrics struct {
+	gatherer prometheus.Gatherer
+	duration *prometheus.HistogramVec
+}
+
+// newMetrics registers the collectors on reg, reusing those already
+// registered by an earlier Handler call on the same registry.
+func newMetrics(reg *prometheus.Registry) *metrics {
+	d := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "sparrow_http_request_duration_seconds",
+		Help:    "Duration of HTTP requests by route pattern and status code.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"route", "code"})
+	if err := reg.Register(d); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			panic(err) // a conflicting collector of the same name: a wiring bug
+		}
+		d = are.ExistingCollector.(*prometheus.HistogramVec)
+	}
+	return &metrics{gatherer: reg, duration: d}
+}
+
+// instrument observes the duration of every request, labelled with its
+// route pattern (as registered, e.g. "GET /api/v1/statuses/{id}", or
+// "unmatched") and status code.
+func (m *metrics) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ctx, info := withRequestInfo(r.Context())
+		rw := wrapWriter(w)
+		defer func() {
+			route := info.route
+			if route == "" {
+				route = routeUnmatched
+			}
+			m.duration.WithLabelValues(route, strconv.Itoa(rw.Status())).Observe(time.Since(start).Seconds())
+		}()
+		next.ServeHTTP(rw, r.WithContext(ctx))
+	})
+}
+
+// handler serves the registry in the Prometheus exposition format.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.gatherer, promhttp.HandlerOpts{})
+}

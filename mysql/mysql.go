@@ -1,0 +1,169 @@
+// Package mysql opens Sparrow's scale-out physical stores on MariaDB or MySQL
+// through github.com/go-sql-driver/mysql. A DSN is a URL,
+// "mysql://user:password@host:port/database"; the database is created if it
+// does not exist, and the migrations are applied at open.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"sparrow"
+	"sparrow/sqlstore"
+)
+
+// Dialect is MySQL's sqlstore dialect.
+var Dialect = sqlstore.Dialect{
+	Name:         "mysql",
+	InsertIgnore: "INSERT IGNORE",
+	IsDuplicate: func(err error) bool {
+		var e *gomysql.MySQLError
+		return errors.As(err, &e) && e.Number == 1062
+	},
+	// READ COMMITTED: locking reads of absent rows (a new follow, a new
+	// favourite) take no gap locks, so concurrent inserts into one gap do
+	// not deadlock each other.
+	TxOptions: &sql.TxOptions{Isolation: sql.LevelReadCommitted},
+	IsRetryable: func(err error) bool {
+		var e *gomysql.MySQLError
+		return errors.As(err, &e) && (e.Number == 1213 || e.Number == 1205) // deadlock, lock wait timeout
+	},
+}
+
+// PoolSize is the default connection pool size per physical store. A DSN
+// may set its own with the query parameter pool_size. Several stores on one
+// server share its max_connections (151 by default on MariaDB): keep
+// pools × processes below it.
+const PoolSize = 16
+
+// Config parses a "mysql://user:pass@host:port/db?param=value" URL into the
+// driver's configuration. Query parameters are passed to the driver, except
+// pool_size (see Open).
+func Config(dsn string) (*gomysql.Config, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme != "mysql" || u.Host == "" {
+		return nil, sparrow.Errorf(sparrow.EInvalid, "mysql DSN must look like mysql://user:pass@host:port/database")
+	}
+	c := gomysql.NewConfig()
+	c.Net, c.Addr = "tcp", u.Host
+	if u.Port() == "" {
+		c.Addr += ":3306"
+	}
+	if u.User != nil {
+		c.User = u.User.Username()
+		c.Passwd, _ = u.User.Password()
+	}
+	c.DBName = strings.TrimPrefix(u.Path, "/")
+	if c.DBName == "" {
+		return nil, sparrow.Errorf(sparrow.EInvalid, "mysql DSN %q names no database", redact(u))
+	}
+	c.ClientFoundRows = true   // an UPDATE that matches reports 1 even if nothing changed
+	c.InterpolateParams = true // one round trip per statement; values are still escaped by the driver
+	c.Params = map[string]string{}
+	c.Timeout, c.ReadTimeout, c.WriteTimeout = 5*time.Second, 30*time.Second, 30*time.Second
+	for k, v := range u.Query() {
+		if k != "pool_size" {
+			c.Params[k] = v[0]
+		}
+	}
+	return c, nil
+}
+
+// poolSize returns the DSN's pool_size, or PoolSize.
+func poolSize(dsn string) (int, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return 0, err
+	}
+	v := u.Query().Get("pool_size")
+	if v == "" {
+		return PoolSize, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, sparrow.Errorf(sparrow.EInvalid, "mysql DSN: pool_size must be a positive integer")
+	}
+	return n, nil
+}
+
+func redact(u *url.URL) string {
+	v := *u
+	v.User = nil
+	return v.String()
+}
+
+// Open connects to the store named by dsn, creates its database if needed and
+// applies the migrations. It satisfies sqlstore.Opener.
+func Open(ctx context.Context, dsn string) (*sqlstore.DB, error) {
+	c, err := Config(dsn)
+	if err != nil {
+		return nil, err
+	}
+	size, err := poolSize(dsn)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(dsn)
+	name := redact(u)
+	if err := createDatabase(ctx, c); err != nil {
+		return nil, sparrow.WrapError(sparrow.EUnavailable, fmt.Errorf("%s: %w", name, err), "cannot reach MySQL store")
+	}
+	conn, err := gomysql.NewConnector(c)
+	if err != nil {
+		return nil, sparrow.WrapError(sparrow.EInvalid, err, "bad mysql DSN")
+	}
+	pool := sql.OpenDB(conn)
+	pool.SetMaxOpenConns(size)
+	pool.SetMaxIdleConns(size)
+	pool.SetConnMaxLifetime(time.Hour)
+	db := &sqlstore.DB{Name: name, W: pool, R: pool, Dialect: Dialect}
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return nil, sparrow.WrapError(sparrow.EUnavailable, fmt.Errorf("%s: %w", name, err), "cannot reach MySQL store")
+	}
+	if err := sqlstore.Migrate(ctx, db); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func createDatabase(ctx context.Context, c *gomysql.Config) error {
+	root := c.Clone()
+	root.DBName = ""
+	conn, err := gomysql.NewConnector(root)
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	// The name cannot be a bound parameter; quote it as an identifier.
+	_, err = db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(c.DBName, "`", "``")+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+	return err
+}
+
+// DropDatabase drops the database named by dsn (for tests and `sparrow admin`).
+func DropDatabase(ctx context.Context, dsn string) error {
+	c, err := Config(dsn)
+	if err != nil {
+		return err
+	}
+	name := c.DBName
+	c.DBName = ""
+	conn, err := gomysql.NewConnector(c)
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+strings.ReplaceAll(name, "`", "``")+"`")
+	return err
+}

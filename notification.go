@@ -1,0 +1,95 @@
+package sparrow
+
+import (
+	"context"
+	"time"
+)
+
+// NotificationType is a Mastodon notification type.
+type NotificationType string
+
+// Notification types. favourite and reblog arrive with the comments issue.
+const (
+	NotifyMention   NotificationType = "mention"
+	NotifyFollow    NotificationType = "follow"
+	NotifyFavourite NotificationType = "favourite"
+	NotifyReblog    NotificationType = "reblog"
+)
+
+// Notification is one notification, stored on its recipient's shard (its id
+// carries the recipient's gene). Key makes creation idempotent: a replayed
+// event produces the same key and no second notification.
+type Notification struct {
+	ID        ID
+	Recipient ID
+	Type      NotificationType
+	From      ID // the account that caused it
+	StatusID  ID // 0 for follows
+	Key       string
+	CreatedAt time.Time
+}
+
+// NotificationFilter narrows a notification list.
+type NotificationFilter struct {
+	Types        []NotificationType // only these (none = all)
+	ExcludeTypes []NotificationType
+	From         ID // only from this account (Mastodon's account_id)
+}
+
+// NotificationStore is the durable store of notifications, sharded by recipient.
+type NotificationStore interface {
+	// AddNotifications stores notifications, skipping any whose (Recipient,
+	// Key) exists already. Notifications may have different recipients.
+	AddNotifications(ctx context.Context, ns []Notification) error
+	// Notifications pages a recipient's notifications, newest first.
+	Notifications(ctx context.Context, recipient ID, f NotificationFilter, p Page) ([]Notification, error)
+	// Notification returns one of recipient's notifications, or ENotFound.
+	Notification(ctx context.Context, recipient, id ID) (*Notification, error)
+	// DismissNotification deletes one; absent is not an error.
+	DismissNotification(ctx context.Context, recipient, id ID) error
+	// ClearNotifications deletes all of recipient's notifications.
+	ClearNotifications(ctx context.Context, recipient ID) error
+}
+
+// NotificationView is a notification with what rendering needs.
+type NotificationView struct {
+	Notification *Notification
+	Account      *Account    // From
+	Status       *StatusView // nil for follows
+}
+
+// NotificationService implements the notifications API.
+type NotificationService interface {
+	List(ctx context.Context, v Viewer, f NotificationFilter, p Page) ([]*NotificationView, error)
+	Get(ctx context.Context, v Viewer, id ID) (*NotificationView, error)
+	Dismiss(ctx context.Context, v Viewer, id ID) error
+	Clear(ctx context.Context, v Viewer) error
+}
+
+// KeyedFeedStore holds seed 002's per-purpose feeds that are keyed by
+// something other than a user: tag feeds ("tag:<name>"), object feeds
+// ("obj:<type>:<key>") and the public feed, kept in time buckets
+// ("pub:<YYYYMMDD>"). Each feed key lives on the shard of its hash, so a read
+// touches one shard per key (never a scan of all shards).
+type KeyedFeedStore interface {
+	// AddToFeeds adds item to each feed key (idempotent).
+	AddToFeeds(ctx context.Context, keys []string, item FeedItem) error
+	// RemoveFromFeeds removes status id from each feed key.
+	RemoveFromFeeds(ctx context.Context, keys []string, id ID) error
+	// ReadFeed pages one feed key, newest first.
+	ReadFeed(ctx context.Context, key string, p Page) ([]FeedItem, error)
+}
+
+// TimelineService reads the feeds of seed 002 as Mastodon timelines. Every
+// page is filtered by the routing policies (visibility, blocks, mutes) and is
+// never empty while older visible items exist.
+type TimelineService interface {
+	// Home is v's home feed (hybrid push/pull, see the feed service).
+	Home(ctx context.Context, v Viewer, p Page) ([]*StatusView, error)
+	// Tag is the public statuses with a hashtag (case-insensitive).
+	Tag(ctx context.Context, v Viewer, tag string, p Page) ([]*StatusView, error)
+	// Public is the local public timeline.
+	Public(ctx context.Context, v Viewer, p Page) ([]*StatusView, error)
+	// Object is the statuses posted about an object ("book", "isbn-9787111").
+	Object(ctx context.Context, v Viewer, objType, key string, p Page) ([]*StatusView, error)
+}

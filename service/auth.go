@@ -1,0 +1,316 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"sparrow"
+)
+
+// Auth implements sparrow.AuthService.
+type Auth struct {
+	d Deps
+	c Config
+}
+
+var _ sparrow.AuthService = (*Auth)(nil)
+
+// OOB is the out-of-band redirect URI: the code is shown instead of redirected.
+const OOB = "urn:ietf:wg:oauth:2.0:oob"
+
+// codeTTL is how long an authorization code stays valid.
+const codeTTL = 10 * time.Minute
+
+// newSecret returns a 256-bit random secret, base64url-encoded.
+func newSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// CreateApp registers an OAuth client.
+func (a *Auth) CreateApp(ctx context.Context, n sparrow.NewApp) (*sparrow.App, string, error) {
+	name := strings.TrimSpace(n.Name)
+	if name == "" || len(name) > 255 {
+		return nil, "", sparrow.Errorf(sparrow.EInvalid, "Validation failed: Application name can't be blank")
+	}
+	var uris []string
+	for _, u := range n.RedirectURIs {
+		for _, f := range strings.Fields(u) {
+			if f != OOB {
+				if pu, err := url.Parse(f); err != nil || pu.Scheme == "" {
+					return nil, "", sparrow.Errorf(sparrow.EInvalid, "Validation failed: Redirect URI must be an absolute URI.")
+				}
+			}
+			uris = append(uris, f)
+		}
+	}
+	if len(uris) == 0 {
+		return nil, "", sparrow.Errorf(sparrow.EInvalid, "Validation failed: Redirect URI can't be blank")
+	}
+	scopes, err := sparrow.ParseScopes(n.Scopes)
+	if err != nil {
+		return nil, "", err
+	}
+	clientID, secret := newSecret(), newSecret()
+	app := &sparrow.App{ID: a.d.IDs.Next(sparrow.KeyShard(clientID)), Name: name, Website: n.Website, RedirectURIs: uris,
+		Scopes: scopes, ClientID: clientID, SecretHash: sparrow.HashSecret(secret), CreatedAt: a.d.Clock.Now()}
+	if err := a.d.Auth.CreateApp(ctx, app); err != nil {
+		return nil, "", err
+	}
+	return app, secret, nil
+}
+
+// client authenticates an OAuth client by id and secret.
+func (a *Auth) client(ctx context.Context, clientID, secret string) (*sparrow.App, error) {
+	bad := sparrow.Errorf(sparrow.EUnauthorized, "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.")
+	if clientID == "" {
+		return nil, bad
+	}
+	app, err := a.d.Auth.AppByClientID(ctx, clientID)
+	if sparrow.IsKind(err, sparrow.ENotFound) {
+		return nil, bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare(app.SecretHash, sparrow.HashSecret(secret)) != 1 {
+		return nil, bad
+	}
+	return app, nil
+}
+
+// requestedScopes parses the requested scopes and checks them against the app's.
+func requestedScopes(app *sparrow.App, requested string) (sparrow.Scopes, error) {
+	want, err := sparrow.ParseScopes(requested)
+	if err != nil {
+		return nil, err
+	}
+	if !app.Scopes.Subset(want) {
+		return nil, sparrow.Errorf(sparrow.EInvalid, "The requested scope is invalid, unknown, or malformed.")
+	}
+	return want, nil
+}
+
+// IssueToken runs an OAuth grant.
+func (a *Auth) IssueToken(ctx context.Context, g sparrow.Grant) (*sparrow.IssuedToken, error) {
+	switch g.GrantType {
+	case "password", "client_credentials", "authorization_code":
+	default:
+		return nil, sparrow.Errorf(sparrow.EBadRequest, "The authorization grant type is not supported by the authorization server.")
+	}
+	app, err := a.client(ctx, g.ClientID, g.ClientSecret)
+	if err != nil {
+		return nil, err
+	}
+	switch g.GrantType {
+	case "client_credentials":
+		scopes, err := requestedScopes(app, g.Scopes)
+		if err != nil {
+			return nil, err
+		}
+		return a.issue(ctx, app.ID, 0, scopes)
+	case "password":
+		scopes, err := requestedScopes(app, g.Scopes)
+		if err != nil {
+			return nil, err
+		}
+		acc, err := a.checkPassword(ctx, g.Username, g.Password, g.RemoteAddr)
+		if err != nil {
+			return nil, err
+		}
+		return a.issue(ctx, app.ID, acc.ID, scopes)
+	default:
+		return a.exchangeCode(ctx, app, g)
+	}
+}
+
+func (a *Auth) exchangeCode(ctx context.Context, app *sparrow.App, g sparrow.Grant) (*sparrow.IssuedToken, error) {
+	bad := sparrow.Errorf(sparrow.EInvalid, "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.")
+	if g.Code == "" {
+		return nil, bad
+	}
+	code, err := a.d.Auth.TakeAuthCode(ctx, sparrow.HashSecret(g.Code))
+	if sparrow.IsKind(err, sparrow.ENotFound) {
+		return nil, bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	if code.AppID != app.ID || a.d.Clock.Now().After(code.ExpiresAt) || (g.RedirectURI != "" && g.RedirectURI != code.RedirectURI) {
+		return nil, bad
+	}
+	if code.CodeChallenge != "" {
+		sum := sha256.Sum256([]byte(g.CodeVerifier))
+		if g.CodeVerifier == "" || base64.RawURLEncoding.EncodeToString(sum[:]) != code.CodeChallenge {
+			return nil, bad
+		}
+	}
+	return a.issue(ctx, app.ID, code.AccountID, code.Scopes)
+}
+
+func (a *Auth) issue(ctx context.Context, appID, accountID sparrow.ID, scopes sparrow.Scopes) (*sparrow.IssuedToken, error) {
+	secret := newSecret()
+	now := a.d.Clock.Now()
+	t := &sparrow.Token{Hash: sparrow.HashSecret(secret), AppID: appID, AccountID: accountID, Scopes: scopes, CreatedAt: now}
+	if err := a.d.Auth.CreateToken(ctx, t); err != nil {
+		return nil, err
+	}
+	return &sparrow.IssuedToken{AccessToken: secret, Scopes: scopes, CreatedAt: now.Unix()}, nil
+}
+
+// checkPassword verifies a login (email, or username) with failed-login rate
+// limiting per client address and per login name.
+func (a *Auth) checkPassword(ctx context.Context, login, password, remote string) (*sparrow.Account, error) {
+	// A client address may be shared (NAT), so it gets ten times an account's allowance.
+	keys := []string{"login:ip:" + remote, "login:name:" + strings.ToLower(login)}
+	limits := []int64{10 * int64(a.c.LoginAttempts), int64(a.c.LoginAttempts)}
+	for i, k := range keys {
+		n, err := a.d.Limiter.Count(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if n >= limits[i] {
+			return nil, sparrow.Errorf(sparrow.ERateLimited, "Too many failed login attempts, try again later")
+		}
+	}
+	fail := func() (*sparrow.Account, error) {
+		for _, k := range keys {
+			if _, err := a.d.Limiter.Hit(ctx, k, a.c.LoginWindow); err != nil {
+				return nil, err
+			}
+		}
+		return nil, sparrow.Errorf(sparrow.EInvalid, "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.")
+	}
+	var acc *sparrow.Account
+	var err error
+	if strings.Contains(login, "@") {
+		acc, err = a.d.Accounts.AccountByEmail(ctx, login)
+	} else {
+		acc, err = a.d.Accounts.AccountByUsername(ctx, login)
+	}
+	if sparrow.IsKind(err, sparrow.ENotFound) {
+		// Spend the same time as a real check so that timing does not reveal
+		// which logins exist.
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return fail()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(acc.PasswordHash), []byte(password)) != nil {
+		return fail()
+	}
+	return acc, nil
+}
+
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("sparrow-dummy-password"), bcrypt.DefaultCost)
+
+// Authorize checks the owner's credentials and returns a one-time code.
+func (a *Auth) Authorize(ctx context.Context, z sparrow.Authorization) (string, error) {
+	app, err := a.d.Auth.AppByClientID(ctx, z.ClientID)
+	if sparrow.IsKind(err, sparrow.ENotFound) {
+		return "", sparrow.Errorf(sparrow.EUnauthorized, "Client authentication failed due to unknown client.")
+	}
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(app.RedirectURIs, z.RedirectURI) {
+		return "", sparrow.Errorf(sparrow.EInvalid, "The redirect uri included is not valid.")
+	}
+	if z.CodeChallenge != "" && z.CodeChallengeMethod != "S256" {
+		return "", sparrow.Errorf(sparrow.EInvalid, "Only the S256 code challenge method is supported.")
+	}
+	scopes, err := requestedScopes(app, z.Scopes)
+	if err != nil {
+		return "", err
+	}
+	acc, err := a.checkPassword(ctx, z.Email, z.Password, z.RemoteAddr)
+	if err != nil {
+		return "", err
+	}
+	code := newSecret()
+	err = a.d.Auth.CreateAuthCode(ctx, &sparrow.AuthCode{Hash: sparrow.HashSecret(code), AppID: app.ID, AccountID: acc.ID,
+		RedirectURI: z.RedirectURI, Scopes: scopes, CodeChallenge: z.CodeChallenge, ExpiresAt: a.d.Clock.Now().Add(codeTTL)})
+	return code, err
+}
+
+// Revoke revokes a token issued to the authenticated client.
+func (a *Auth) Revoke(ctx context.Context, clientID, clientSecret, token string) error {
+	app, err := a.client(ctx, clientID, clientSecret)
+	if err != nil {
+		return sparrow.Errorf(sparrow.EForbidden, "You are not authorized to revoke this token")
+	}
+	hash := sparrow.HashSecret(token)
+	t, err := a.d.Auth.Token(ctx, hash)
+	if sparrow.IsKind(err, sparrow.ENotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if t.AppID != app.ID {
+		return sparrow.Errorf(sparrow.EForbidden, "You are not authorized to revoke this token")
+	}
+	if err := a.d.Auth.RevokeToken(ctx, hash); err != nil {
+		return err
+	}
+	return a.d.Cache.Delete(ctx, tokenCacheKey(hash))
+}
+
+func tokenCacheKey(hash []byte) string { return "tok:" + hex.EncodeToString(hash) }
+
+// cachedToken is a token as kept in the cache.
+type cachedToken struct {
+	App     sparrow.ID `json:"a"`
+	Account sparrow.ID `json:"u"`
+	Scopes  string     `json:"s"`
+}
+
+// Authenticate resolves a bearer token, through the token cache.
+func (a *Auth) Authenticate(ctx context.Context, bearer string) (sparrow.Viewer, error) {
+	invalid := sparrow.Errorf(sparrow.EUnauthorized, "The access token is invalid")
+	if bearer == "" || len(bearer) > 256 {
+		return sparrow.Viewer{}, invalid
+	}
+	hash := sparrow.HashSecret(bearer)
+	key := tokenCacheKey(hash)
+	if raw, ok, err := a.d.Cache.Get(ctx, key); err == nil && ok {
+		var c cachedToken
+		if json.Unmarshal(raw, &c) == nil {
+			scopes, _ := sparrow.ParseScopes(c.Scopes)
+			return sparrow.Viewer{AccountID: c.Account, AppID: c.App, Scopes: scopes}, nil
+		}
+	}
+	t, err := a.d.Auth.Token(ctx, hash)
+	if sparrow.IsKind(err, sparrow.ENotFound) {
+		return sparrow.Viewer{}, invalid
+	}
+	if err != nil {
+		return sparrow.Viewer{}, err
+	}
+	raw, _ := json.Marshal(cachedToken{App: t.AppID, Account: t.AccountID, Scopes: t.Scopes.String()})
+	_ = a.d.Cache.Set(ctx, key, raw, a.c.TokenCacheTTL) // the cache is an optimisation only
+	return sparrow.Viewer{AccountID: t.AccountID, AppID: t.AppID, Scopes: t.Scopes}, nil
+}
+
+// AppOf returns the app of the viewer's token.
+func (a *Auth) AppOf(ctx context.Context, v sparrow.Viewer) (*sparrow.App, error) {
+	if v.AppID == 0 {
+		return nil, sparrow.Errorf(sparrow.EUnauthorized, "The access token is invalid")
+	}
+	return a.d.Auth.App(ctx, v.AppID)
+}

@@ -1,0 +1,344 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"sparrow"
+)
+
+// maxPageRounds bounds how many times a page is extended after filtering
+// removed items, so that one request's work stays bounded.
+const maxPageRounds = 8
+
+// Home returns v's home timeline page: the reader's inbox above its floor,
+// merged by id with the recent lists of the hot accounts it follows (and their
+// profile feeds past the end of those lists), continued below the floor by the
+// pull path; filtered by the routing policies and extended until the page is
+// full or the feed is exhausted. A reader without an inbox (new, returning
+// after inactivity, or a lost cache) gets the page by pull inside this request
+// while the inbox is rebuilt in the background.
+func (t *Timelines) Home(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]*sparrow.StatusView, error) {
+	return t.feed.Home(ctx, v, p)
+}
+
+// Home implements Timelines.Home.
+func (f *Feed) Home(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]*sparrow.StatusView, error) {
+	if err := needUser(v); err != nil {
+		return nil, err
+	}
+	p = p.Normalize(sparrow.MaxLimit)
+	if err := f.touch(ctx, v.AccountID); err != nil {
+		return nil, err
+	}
+	follows, err := f.following(ctx, v.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	if f.c.FeedMode != ModePull {
+		if err := f.ensureInbox(ctx, v.AccountID, follows); err != nil {
+			return nil, err
+		}
+	}
+	return f.page(ctx, v, follows, p, f.collect)
+}
+
+// collector gathers up to p.Limit candidate items inside p, newest first, and
+// reports whether the feed has nothing more in p's direction.
+type collector func(ctx context.Context, user sparrow.ID, follows []sparrow.ID, p sparrow.Page) (items []sparrow.FeedItem, exhausted bool, err error)
+
+// page filters and hydrates candidates, extending the page past filtered items.
+func (f *Feed) page(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID, p sparrow.Page, collect collector) ([]*sparrow.StatusView, error) {
+	var out []*sparrow.StatusView
+	for round := 0; round < maxPageRounds; round++ {
+		items, exhausted, err := collect(ctx, v.AccountID, follows, p)
+		if err != nil {
+			return nil, err
+		}
+		views, err := f.admit(ctx, v, follows, items)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, views...)
+		if len(out) >= p.Limit || exhausted || len(items) == 0 {
+			break
+		}
+		if p.Ascending() {
+			p.MinID = items[0].ID // continue upward above the newest examined
+		} else {
+			p.MaxID = items[len(items)-1].ID // continue below the oldest examined
+		}
+	}
+	slices.SortFunc(out, func(a, b *sparrow.StatusView) int { return cmpDesc(a.Status.ID, b.Status.ID) })
+	out = dedupeOriginals(out)
+	if len(out) > p.Limit {
+		if p.Ascending() {
+			out = out[len(out)-p.Limit:]
+		} else {
+			out = out[:p.Limit]
+		}
+	}
+	return out, nil
+}
+
+func cmpDesc(a, b sparrow.ID) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// collect is the hybrid/push/pull candidate source of the home feed.
+func (f *Feed) collect(ctx context.Context, user sparrow.ID, follows []sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, bool, error) {
+	if f.c.FeedMode == ModePull {
+		return f.pull(ctx, follows, p)
+	}
+	inbox, st, err := f.d.Inboxes.Read(ctx, user, p)
+	if err != nil {
+		return nil, false, err
+	}
+	floor := st.Floor
+	if !st.Exists || !st.Filled ||
+		p.Ascending() && p.MinID < floor ||
+		!p.Ascending() && p.MaxID != 0 && p.MaxID-1 <= floor {
+		// No usable inbox, or the window reaches at or below the floor where
+		// only the durable path is complete: pull answers.
+		return f.pull(ctx, follows, p)
+	}
+	merged := inbox
+	if f.c.FeedMode == ModeHybrid {
+		hot, err := f.hotItems(ctx, follows, p)
+		if err != nil {
+			return nil, false, err
+		}
+		merged = mergeItems(merged, hot)
+	}
+	// Above the floor the merge is complete; below it only pull is.
+	above := merged[:0:0]
+	for _, it := range merged {
+		if it.ID > floor {
+			above = append(above, it)
+		}
+	}
+	if p.Ascending() {
+		if len(above) > p.Limit {
+			above = above[len(above)-p.Limit:]
+		}
+		return above, len(above) < p.Limit, nil
+	}
+	if len(above) >= p.Limit {
+		return above[:p.Limit], false, nil
+	}
+	if floor == 0 {
+		return above, true, nil // complete from the beginning: nothing older exists
+	}
+	rest, exhausted, err := f.pull(ctx, follows, sparrow.Page{MaxID: floor + 1, SinceID: p.Lower(), Limit: p.Limit - len(above)})
+	if err != nil {
+		return nil, false, err
+	}
+	return append(above, rest...), exhausted, nil
+}
+
+// pull is seed 000's pull: author IN (followings), through the store's
+// per-author LIMIT pushdown.
+func (f *Feed) pull(ctx context.Context, follows []sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, bool, error) {
+	items, err := f.d.Statuses.AuthorsFeed(ctx, follows, p)
+	return items, len(items) < p.Limit, err
+}
+
+// hotItems returns, for every followed account that has a recent list (hot,
+// or cooling down), its items inside p, continued by its profile feed past
+// the end of the list. A list whose last post is older than the page's lower
+// bound is skipped without reading it (seed 000's last-pulled test).
+func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, error) {
+	lists, err := f.d.Recent.Authors(ctx)
+	if err != nil || len(lists) == 0 {
+		return nil, err
+	}
+	var hot []sparrow.ID
+	for _, a := range follows {
+		if lists[a] {
+			hot = append(hot, a)
+		}
+	}
+	if len(hot) == 0 {
+		return nil, nil
+	}
+	if lo := p.Lower(); lo != 0 {
+		last, err := f.d.Recent.LastPost(ctx, hot)
+		if err != nil {
+			return nil, err
+		}
+		hot = slices.DeleteFunc(hot, func(a sparrow.ID) bool {
+			t, ok := last[a]
+			return ok && !t.After(lo.Time())
+		})
+	}
+	var out []sparrow.FeedItem
+	for _, a := range hot {
+		items, floor, ok, err := f.d.Recent.Read(ctx, a, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+		if ok && (len(items) >= p.Limit || floor == 0 || floor <= p.Lower()) {
+			continue
+		}
+		// Past the end of the capped list (or no list after all): the author's profile feed.
+		below := sparrow.Page{MaxID: p.MaxID, SinceID: p.Lower(), Limit: p.Limit - len(items)}
+		if ok && (below.MaxID == 0 || below.MaxID > floor+1) {
+			below.MaxID = floor + 1
+		}
+		more, err := f.d.Statuses.AuthorsFeed(ctx, []sparrow.ID{a}, below)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// mergeItems merges item lists (each newest first) into one, newest first,
+// without duplicates.
+func mergeItems(a, b []sparrow.FeedItem) []sparrow.FeedItem {
+	if len(b) == 0 {
+		return a
+	}
+	all := append(slices.Clone(a), b...)
+	slices.SortFunc(all, func(x, y sparrow.FeedItem) int { return cmpDesc(x.ID, y.ID) })
+	return slices.CompactFunc(all, func(x, y sparrow.FeedItem) bool { return x.ID == y.ID })
+}
+
+// admit applies the routing policies at read (seed 002's RouteService, written
+// once): only followed authors (and the reader), statuses the reader may see,
+// nothing by accounts the reader blocks or mutes or that block the reader; then
+// hydrates in the items' order.
+func (f *Feed) admit(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID, items []sparrow.FeedItem) ([]*sparrow.StatusView, error) {
+	var ids, authors []sparrow.ID
+	for _, it := range items {
+		if _, ok := slices.BinarySearch(follows, it.Author); ok {
+			ids = append(ids, it.ID)
+			authors = append(authors, it.Author)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := f.d.Relations.RelationRows(ctx, v.AccountID, dedupe(authors, v.AccountID))
+	if err != nil {
+		return nil, err
+	}
+	sts, err := f.d.Statuses.Statuses(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[sparrow.ID]*sparrow.Status, len(sts))
+	for _, s := range sts {
+		byID[s.ID] = s
+	}
+	var keep []*sparrow.Status
+	for _, id := range ids {
+		s := byID[id]
+		if s == nil || s.Deleted() {
+			continue
+		}
+		a := s.AccountID
+		if rows.Blocking[a].Active || rows.Muting[a].Active || rows.BlockedBy[a].Active {
+			continue
+		}
+		if s.ReblogOfID != 0 && a != v.AccountID && !rows.Following[a].Reblogs {
+			continue // the reader follows a with reblogs=false
+		}
+		if ok, err := f.statuses.vis.canSee(ctx, v, s); err != nil {
+			return nil, err
+		} else if ok {
+			keep = append(keep, s)
+		}
+	}
+	views, err := f.statuses.views(ctx, v, keep)
+	if err != nil {
+		return nil, err
+	}
+	return f.dropHiddenOriginals(ctx, v, views)
+}
+
+// dropHiddenOriginals drops reblogs of statuses by accounts the reader blocks
+// or mutes (the reblogged author is not the item's author, so admit's first
+// check does not see it).
+func (f *Feed) dropHiddenOriginals(ctx context.Context, v sparrow.Viewer, views []*sparrow.StatusView) ([]*sparrow.StatusView, error) {
+	var authors []sparrow.ID
+	for _, sv := range views {
+		if sv.Reblog != nil {
+			authors = append(authors, sv.Reblog.Status.AccountID)
+		}
+	}
+	if len(authors) == 0 {
+		return views, nil
+	}
+	rows, err := f.d.Relations.RelationRows(ctx, v.AccountID, dedupe(authors, v.AccountID))
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(views, func(sv *sparrow.StatusView) bool {
+		if sv.Reblog == nil {
+			return false
+		}
+		a := sv.Reblog.Status.AccountID
+		return rows.Blocking[a].Active || rows.Muting[a].Active || rows.BlockedBy[a].Active
+	}), nil
+}
+
+// dedupeOriginals keeps, within a page (at most 40 entries), the newest entry
+// of each original: a status and its reblogs, or several reblogs of one
+// status, show once.
+func dedupeOriginals(views []*sparrow.StatusView) []*sparrow.StatusView {
+	seen := make(map[sparrow.ID]bool, len(views))
+	return slices.DeleteFunc(views, func(sv *sparrow.StatusView) bool {
+		orig := sv.Status.ID
+		if sv.Status.ReblogOfID != 0 {
+			orig = sv.Status.ReblogOfID
+		}
+		if seen[orig] {
+			return true
+		}
+		seen[orig] = true
+		return false
+	})
+}
+
+// ensureInbox makes sure the reader has an inbox: if none exists, it creates
+// an empty one, which collects pushes from then on but is not read until it
+// is filled (this request is answered by pull at once), and fills it in the
+// background as deep as the cap, setting the floor to what the fill covered.
+func (f *Feed) ensureInbox(ctx context.Context, user sparrow.ID, follows []sparrow.ID) error {
+	_, st, err := f.d.Inboxes.Read(ctx, user, sparrow.Page{Limit: 1})
+	if err != nil || st.Exists {
+		return err
+	}
+	if _, err := f.d.Inboxes.Create(ctx, user, 0, f.now()); err != nil {
+		return err
+	}
+	f.bg.Add(1)
+	go func() {
+		defer f.bg.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		start := time.Now()
+		items, err := f.d.Statuses.AuthorsFeed(ctx, follows, sparrow.Page{Limit: f.c.InboxCap})
+		if err != nil {
+			return // the inbox stays unfilled: reads keep pulling
+		}
+		var floor sparrow.ID
+		if len(items) >= f.c.InboxCap {
+			floor = items[len(items)-1].ID
+		}
+		if err := f.d.Inboxes.Fill(ctx, user, items, floor); err == nil {
+			f.Observer.Rebuilt(time.Since(start))
+		}
+	}()
+	return nil
+}

@@ -1,0 +1,72 @@
+package service
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+	"strconv"
+	"time"
+
+	"sparrow"
+)
+
+// FollowingCache caches the following sets of active users as sorted packed
+// uids (8 bytes big-endian each): seed 000's scheme 2, used deliberately as a
+// cache. The rows of the Following table (scheme 1, covering indexes) stay the
+// source of truth for everyone. It is backed by Redis when scaled out and
+// in-process when embedded; entries expire, so only active users keep one.
+type FollowingCache struct {
+	kv    sparrow.KV
+	store sparrow.RelationStore
+	ttl   time.Duration
+}
+
+// NewFollowingCache returns a cache over store in kv.
+func NewFollowingCache(kv sparrow.KV, store sparrow.RelationStore, ttl time.Duration) *FollowingCache {
+	if ttl <= 0 {
+		ttl = 30 * time.Minute
+	}
+	return &FollowingCache{kv: kv, store: store, ttl: ttl}
+}
+
+func followingKey(id sparrow.ID) string { return "fset:" + strconv.FormatInt(int64(id), 10) }
+
+// Following returns the ids id actively follows, ascending.
+func (c *FollowingCache) Following(ctx context.Context, id sparrow.ID) ([]sparrow.ID, error) {
+	if raw, ok, err := c.kv.Get(ctx, followingKey(id)); err == nil && ok && len(raw)%8 == 0 {
+		out := make([]sparrow.ID, len(raw)/8)
+		for i := range out {
+			out[i] = sparrow.ID(binary.BigEndian.Uint64(raw[8*i:]))
+		}
+		return out, nil
+	}
+	ids, err := c.store.FollowingIDs(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	raw := make([]byte, 8*len(ids))
+	for i, f := range ids {
+		binary.BigEndian.PutUint64(raw[8*i:], uint64(f))
+	}
+	_ = c.kv.Set(ctx, followingKey(id), raw, c.ttl) // a cache: failures only cost latency
+	return ids, nil
+}
+
+// Follows reports whether from actively follows to (binary search in the set).
+func (c *FollowingCache) Follows(ctx context.Context, from, to sparrow.ID) (bool, error) {
+	ids, err := c.Following(ctx, from)
+	if err != nil {
+		return false, err
+	}
+	_, found := slices.BinarySearch(ids, to)
+	return found, nil
+}
+
+// Invalidate drops the cached set of id (after its follows change).
+func (c *FollowingCache) Invalidate(ctx context.Context, ids ...sparrow.ID) error {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = followingKey(id)
+	}
+	return c.kv.Delete(ctx, keys...)
+}

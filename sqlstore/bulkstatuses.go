@@ -1,0 +1,225 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sparrow"
+)
+
+// BulkStatus is one status for BulkLoadStatuses: an original post (type 0)
+// without mentions, tags, replies or edits.
+type BulkStatus struct {
+	// ID must carry the author's gene (ID.Shard() == AccountID.Shard()), as
+	// an id of sparrow.IDGen.Next(AccountID.Shard()) does, and should be
+	// generated at CreatedAt so that id order is time order.
+	ID        sparrow.ID
+	AccountID sparrow.ID
+	Text      string
+	CreatedAt time.Time
+	// Visibility is public when empty.
+	Visibility sparrow.Visibility
+}
+
+// StatusesLoad reports a BulkLoadStatuses.
+type StatusesLoad struct {
+	Statuses int   // distinct statuses given
+	Inserted int64 // rows inserted (fewer than Statuses if some existed)
+	// Accounts is the number of authors whose statuses_count and
+	// last_status_at were set.
+	Accounts int
+	// Time spent writing the rows and setting the counters.
+	Write, Counters time.Duration
+}
+
+// bulkStatusCols are the columns BulkLoadStatuses writes; the others keep
+// their defaults (no reply, reblog, quote, object, edit or counters).
+const bulkStatusCols = "id, account_id, type, visibility, text, spoiler_text, mentions, tags, created_at, deleted_at, version"
+
+// BulkLoadStatuses writes statuses straight into the statuses tables, for
+// imports and benchmarks: live (deleted_at 0), version 1, no mentions or
+// tags, on the store of each author's shard. Rows are sorted by id and written
+// with multi-row INSERT … IGNORE statements (o.Batch rows each, o.TxRows per
+// transaction), all stores in parallel (one writer per SQLite file,
+// o.Writers per MySQL store, each on a contiguous id range), so a status
+// that exists already is left as it is and an interrupted load can be run
+// again. Then statuses_count of every author is set to its number of live
+// statuses and last_status_at raised to its newest one, per 500 authors in a
+// transaction; authors without an account row are skipped.
+//
+// Like every bulk load it is offline: the rows bypass the outbox (no event,
+// no fan-out, no keyed feeds, no notifications), so run it while no server
+// writes to the stores. An id without its author's gene or a non-positive id
+// is EInvalid, and nothing is written.
+func (s *Store) BulkLoadStatuses(ctx context.Context, sts []BulkStatus, o BulkOptions) (res StatusesLoad, err error) {
+	o = o.withDefaults()
+	for _, st := range sts {
+		if st.ID <= 0 || st.AccountID <= 0 || st.ID.Shard() != st.AccountID.Shard() {
+			return res, sparrow.Errorf(sparrow.EInvalid, "status %d of account %d: the id must be positive and carry the author's gene", st.ID, st.AccountID)
+		}
+		if _, ok := visibilityCodes[bulkVisibility(st.Visibility)]; !ok {
+			return res, sparrow.Errorf(sparrow.EInvalid, "status %d: unknown visibility %q", st.ID, st.Visibility)
+		}
+	}
+	start := time.Now()
+	groups := map[*DB][]BulkStatus{}
+	for _, st := range sts {
+		db := s.shards.ForID(st.AccountID)
+		groups[db] = append(groups[db], st)
+	}
+	authors := map[*DB][]sparrow.ID{}
+	for db, g := range groups {
+		slices.SortFunc(g, func(a, b BulkStatus) int { return cmp.Compare(a.ID, b.ID) })
+		g = slices.CompactFunc(g, func(a, b BulkStatus) bool { return a.ID == b.ID })
+		groups[db] = g
+		res.Statuses += len(g)
+		seen := map[sparrow.ID]struct{}{}
+		for _, st := range g {
+			if _, ok := seen[st.AccountID]; !ok {
+				seen[st.AccountID] = struct{}{}
+				authors[db] = append(authors[db], st.AccountID)
+			}
+		}
+	}
+	o.Planned(res.Statuses)
+	if o.Relaxed {
+		restore, err := s.bulkRelax(ctx)
+		if err != nil {
+			return res, err
+		}
+		defer func() { err = errors.Join(err, restore()) }()
+	}
+
+	var mu sync.Mutex
+	var parts []bulkStatusPart
+	for db, g := range groups {
+		w := min(o.writers(db), max(1, len(g)/o.Batch))
+		for i := 0; i < w; i++ {
+			parts = append(parts, bulkStatusPart{db, g[i*len(g)/w : (i+1)*len(g)/w]})
+		}
+	}
+	err = bulkEach(ctx, parts, func(ctx context.Context, p bulkStatusPart) error {
+		n, err := bulkInsert(ctx, p.db, p.db.Dialect.InsertIgnore+" INTO statuses ("+bulkStatusCols+") VALUES ", "", 11, len(p.rows), o,
+			func(args []any, i int) []any {
+				st := p.rows[i]
+				return append(args, int64(st.ID), int64(st.AccountID), 0, visibilityCodes[bulkVisibility(st.Visibility)],
+					st.Text, "", "", "", st.CreatedAt.UnixMilli(), 0, 1)
+			})
+		mu.Lock()
+		res.Inserted += n
+		mu.Unlock()
+		return err
+	})
+	res.Write = time.Since(start)
+	if err != nil {
+		return res, err
+	}
+	err = bulkEach(ctx, bulkKeys(authors), func(ctx context.Context, db *DB) error {
+		ids := authors[db]
+		slices.Sort(ids)
+		for len(ids) > 0 {
+			chunk := ids[:min(len(ids), 500)]
+			ids = ids[len(chunk):]
+			var n int
+			if err := db.tx(ctx, nil, func(t *sql.Tx) error {
+				var err error
+				n, err = bulkStatusCounters(ctx, t, chunk)
+				return err
+			}); err != nil {
+				return err
+			}
+			mu.Lock()
+			res.Accounts += n
+			mu.Unlock()
+		}
+		return nil
+	})
+	res.Counters = time.Since(start) - res.Write
+	return res, err
+}
+
+// bulkStatusPart is one writer's share of a store's statuses.
+type bulkStatusPart struct {
+	db   *DB
+	rows []BulkStatus
+}
+
+func bulkVisibility(v sparrow.Visibility) sparrow.Visibility {
+	if v == "" {
+		return sparrow.Public
+	}
+	return v
+}
+
+// bulkStatusCounters sets statuses_count of ids (all on t's store) to their
+// number of live statuses and raises last_status_at to their newest live
+// status, in one statement, and returns how many accounts exist.
+func bulkStatusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, error) {
+	type acc struct{ count, last int64 }
+	vals := make(map[sparrow.ID]*acc, len(ids))
+	rows, err := t.QueryContext(ctx, "SELECT id, last_status_at FROM accounts WHERE id IN ("+placeholders(len(ids))+")", idArgs(ids)...)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id, last int64
+		if err := rows.Scan(&id, &last); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		vals[sparrow.ID(id)] = &acc{last: last}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	rows, err = t.QueryContext(ctx, "SELECT account_id, COUNT(*), MAX(created_at) FROM statuses WHERE account_id IN ("+
+		placeholders(len(ids))+") AND deleted_at = 0 GROUP BY account_id", idArgs(ids)...)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id, n, newest int64
+		if err := rows.Scan(&id, &n, &newest); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if a := vals[sparrow.ID(id)]; a != nil {
+			a.count, a.last = n, max(a.last, newest)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(vals) == 0 {
+		return 0, nil
+	}
+	present := make([]sparrow.ID, 0, len(vals))
+	for _, id := range ids {
+		if vals[id] != nil {
+			present = append(present, id)
+		}
+	}
+	var q strings.Builder
+	args := make([]any, 0, 5*len(present))
+	q.WriteString("UPDATE accounts SET statuses_count = CASE id")
+	for _, id := range present {
+		q.WriteString(" WHEN ? THEN ?")
+		args = append(args, int64(id), vals[id].count)
+	}
+	q.WriteString(" END, last_status_at = CASE id")
+	for _, id := range present {
+		q.WriteString(" WHEN ? THEN ?")
+		args = append(args, int64(id), vals[id].last)
+	}
+	q.WriteString(" END WHERE id IN (" + placeholders(len(present)) + ")")
+	_, err = t.ExecContext(ctx, q.String(), append(args, idArgs(present)...)...)
+	return len(present), err
+}
