@@ -95,7 +95,7 @@ type Dataset struct {
 var Presets = map[string]DatasetConfig{
 	"small": {Users: 1000, MeanFollowing: 30, Zipf: 1.1, MaxFollowers: 500, StatusesPerUser: 10, Days: 3, HotAt: 200,
 		ProbesPerBucket: 3, FreshUsers: 20, FreshFollowing: 1000, AuthorsPerBucket: 5, Seed: 1},
-	"medium": {Users: 100_000, MeanFollowing: 100, Zipf: 1.1, MaxFollowers: 50_000, StatusesPerUser: 10, Days: 3, HotAt: 10_000,
+	"medium": {Users: 100_000, MeanFollowing: 100, Zipf: 1.1, MaxFollowers: 99_999, StatusesPerUser: 10, Days: 3, HotAt: 10_000,
 		ActiveUsers: 20_000, ProbesPerBucket: 3, FreshUsers: 20, FreshFollowing: 1000, AuthorsPerBucket: 5, Seed: 1},
 	"large": {Users: 1_000_000, MeanFollowing: 100, Zipf: 1.1, MaxFollowers: 500_000, StatusesPerUser: 10, Days: 3, HotAt: 10_000,
 		ActiveUsers: 50_000, ProbesPerBucket: 3, FreshUsers: 20, FreshFollowing: 1000, AuthorsPerBucket: 5, Seed: 1},

@@ -148,12 +148,14 @@ func OpenLoop(ctx context.Context, rate float64, d time.Duration, inflight int, 
 }
 
 // openSchedule runs an open loop for d: a request is due every 1/rate
-// seconds whatever the latency; prepare is called for each due request with
+// seconds whatever the latency; prepare is called, with ctx (requests in
+// flight at the deadline finish), for each due request with
 // a free slot (at most inflight run at once; a due request waits for a slot),
 // and the function it returns runs in its own goroutine with the time the
 // request was due. It returns the loop's elapsed time once every request has
 // finished.
 func openSchedule(ctx context.Context, rate float64, d time.Duration, inflight int, prepare func(ctx context.Context, slot int) func(due time.Time)) time.Duration {
+	reqCtx := ctx // requests in flight at the deadline finish
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	interval := time.Duration(float64(time.Second) / rate)
@@ -182,7 +184,7 @@ func openSchedule(ctx context.Context, rate float64, d time.Duration, inflight i
 		if ctx.Err() != nil {
 			break
 		}
-		run := prepare(ctx, slot)
+		run := prepare(reqCtx, slot)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -31,11 +31,13 @@ func bucketLabel(b int) string {
 	return strconv.Itoa(b)
 }
 
-// followersBucket returns the FollowersBuckets bucket of n followers (-1: below the first).
+// followersBucket returns the FollowersBuckets bucket of n followers: the
+// largest b with n ≥ 0.95·b (so an author followed by all the users of a
+// 100k-user data set counts for the 100k bucket), -1 below the first.
 func followersBucket(n int64) int {
 	idx := -1
 	for i, b := range FollowersBuckets {
-		if n >= int64(b) {
+		if float64(n) >= 0.95*float64(b) {
 			idx = i
 		}
 	}

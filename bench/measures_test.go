@@ -3,12 +3,13 @@ package bench
 import "testing"
 
 func TestBuckets(t *testing.T) {
-	for n, want := range map[int64]int{0: -1, 9: -1, 10: 0, 99: 0, 100: 1, 9999: 2, 10000: 3, 250000: 4} {
+	for n, want := range map[int64]int{0: -1, 9: -1, 10: 0, 94: 0, 95: 1, 100: 1, 9499: 2, 10000: 3, 99_999: 4, 250000: 4} {
 		if got := followersBucket(n); got != want {
 			t.Errorf("followersBucket(%d) = %d, want %d", n, got, want)
 		}
 	}
-	// a probe capped at users-1 (999) counts for the 1000 bucket
+	// an author followed by all of 100k users, or a probe capped at users-1
+	// (999), counts for the round bucket
 	for n, want := range map[int64]int{5: -1, 10: 0, 46: 0, 48: 1, 999: 4, 1000: 4, 4800: 6, 100000: 6} {
 		if got := followingBucket(n); got != want {
 			t.Errorf("followingBucket(%d) = %d, want %d", n, got, want)

@@ -3,8 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +46,9 @@ type Workload struct {
 	seq    atomic.Int64
 	mu     sync.Mutex
 	follow map[int]followState // per worker: the follow to undo next
+	// failedUndo are unfollows that did not succeed (a deadline cut them
+	// off); UndoFollows retries them.
+	failedUndo []followState
 }
 
 type followState struct {
@@ -121,7 +126,13 @@ func (w *Workload) do(ctx context.Context, rng *rand.Rand, worker int, op string
 	w.mu.Unlock()
 	if undo {
 		return OpUnfollow, func(ctx context.Context) error {
-			return c.Do(ctx, "POST", "/api/v1/accounts/"+st.target.String()+"/unfollow", st.as.Token, nil, nil)
+			err := c.Do(ctx, "POST", "/api/v1/accounts/"+st.target.String()+"/unfollow", st.as.Token, nil, nil)
+			if err != nil { // cut off by the deadline, or failed: UndoFollows tries again
+				w.mu.Lock()
+				w.failedUndo = append(w.failedUndo, st)
+				w.mu.Unlock()
+			}
+			return err
 		}
 	}
 	return OpFollow, func(ctx context.Context) error {
@@ -157,6 +168,10 @@ func mixResults(recs map[string]*recorder, elapsed time.Duration) []Result {
 func (w *Workload) ClosedLoopMix(ctx context.Context, clients int, d time.Duration) []Result {
 	expected := w.warmup(ctx) * time.Duration(clients)
 	recs := mixRecorders()
+	// Requests run with the caller's ctx: the deadline stops new requests,
+	// and lets those in flight finish, so a follow is never cut off on the
+	// client while the server still applies it (after UndoFollows).
+	reqCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -167,12 +182,12 @@ func (w *Workload) ClosedLoopMix(ctx context.Context, clients int, d time.Durati
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(k), uint64(start.UnixNano())))
 			for ctx.Err() == nil {
-				op, call := w.do(ctx, rng, k, w.pick(rng))
+				op, call := w.do(reqCtx, rng, k, w.pick(rng))
 				t0 := time.Now()
-				err := call(ctx)
+				err := call(reqCtx)
 				lat := time.Since(t0)
-				if ctx.Err() != nil && err != nil {
-					return // cut off by the deadline: not a server error
+				if reqCtx.Err() != nil && err != nil {
+					return // the caller gave up: not a server error
 				}
 				recs[op].record(lat, expected, err)
 			}
@@ -227,8 +242,9 @@ func (w *Workload) OpenLoopMix(ctx context.Context, rate float64, d time.Duratio
 // that the graph is as loaded when the next run starts.
 func (w *Workload) UndoFollows(ctx context.Context) {
 	w.mu.Lock()
-	pending := w.follow
-	w.follow = nil
+	pending := slices.Collect(maps.Values(w.follow))
+	pending = append(pending, w.failedUndo...)
+	w.follow, w.failedUndo = nil, nil
 	w.mu.Unlock()
 	for _, st := range pending {
 		w.Client.Do(ctx, "POST", "/api/v1/accounts/"+st.target.String()+"/unfollow", st.as.Token, nil, nil)
