@@ -167,8 +167,24 @@ func (r *Report) Compute() {
 				r.Ratios = append(r.Ratios, ratio(be, "push/hybrid inserts per post, authors with "+l+"+ followers", ip, ih, fmt.Sprintf("push %.1f, hybrid %.1f", ip, ih)))
 			}
 		}
+		if ceil, ok := r.measure(RedisCeilingBackend, "-", "get_rps", ""); ok && okHO {
+			r.Ratios = append(r.Ratios, ratio(be, "hybrid home req/s (home only) / redis-benchmark GET req/s", ho.RPS, ceil,
+				fmt.Sprintf("%.0f / %.0f req/s: the ceiling of one Redis read on this box, same run", ho.RPS, ceil)))
+		}
 		r.computeTargets(be, okH && okP, h, p, okHO, ho)
 	}
+}
+
+// RedisCeilingBackend is the backend label of the redis-benchmark measures.
+const RedisCeilingBackend = "redis-benchmark"
+
+// AddRedisCeiling records c's rates as measures (Compute then relates the
+// home throughput to them).
+func (r *Report) AddRedisCeiling(c RedisCeiling) {
+	note := fmt.Sprintf("%d clients, same machine, same run: %s", c.Clients, c.Command)
+	r.Measures = append(r.Measures,
+		Measure{Backend: RedisCeilingBackend, Mode: "-", Name: "get_rps", Value: c.GetRPS, Unit: "req/s", Note: note},
+		Measure{Backend: RedisCeilingBackend, Mode: "-", Name: "zrevrange20_rps", Value: c.RangeRPS, Unit: "req/s", Note: "one inbox-page-shaped read"})
 }
 
 func (r *Report) computeTargets(be string, both bool, h, p Row, okHO bool, ho Row) {

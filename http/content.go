@@ -54,6 +54,10 @@ func (f contentFormatter) format(text string) string {
 
 // linkify writes one line of text, escaped, with its links.
 func (f contentFormatter) linkify(b *strings.Builder, line string) {
+	if !strings.ContainsAny(line, "@#") && !strings.Contains(line, "://") {
+		b.WriteString(html.EscapeString(line)) // no token can match: skip the regexp
+		return
+	}
 	last := 0
 	for _, m := range tokenRE.FindAllStringSubmatchIndex(line, -1) {
 		start, end := m[0], m[1]

@@ -111,7 +111,13 @@ func (f *Feed) collect(ctx context.Context, user sparrow.ID, follows []sparrow.I
 	}
 	merged := inbox
 	if f.c.FeedMode == ModeHybrid {
-		hot, err := f.hotItems(ctx, follows, p)
+		var known []sparrow.FeedItem // the inbox's part of the page: complete above its floor
+		for _, it := range inbox {
+			if it.ID > floor {
+				known = append(known, it)
+			}
+		}
+		hot, err := f.hotItems(ctx, follows, p, known)
 		if err != nil {
 			return nil, false, err
 		}
@@ -152,9 +158,18 @@ func (f *Feed) pull(ctx context.Context, follows []sparrow.ID, p sparrow.Page) (
 
 // hotItems returns, for every followed account that has a recent list (hot,
 // or cooling down), its items inside p, continued by its profile feed past
-// the end of the list. A list whose last post is older than the page's lower
-// bound is skipped without reading it (seed 000's last-pulled test).
-func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, error) {
+// the end of the list where the page can reach there. A list whose last post
+// is older than the page's lower bound is skipped without reading it (seed
+// 000's last-pulled test).
+//
+// known are items already certain to be candidates of the page (the inbox's
+// part, newest first). For a page that runs downward, the page's items are
+// the p.Limit newest of all candidates, so none lies below the p.Limit-th
+// newest of known and the lists' items together: an author's profile feed is
+// read only where its list does not reach down to that cutoff, and only
+// above it. Without that cutoff, every hot followee whose list holds fewer
+// than p.Limit entries would cost a profile read on every page.
+func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Page, known []sparrow.FeedItem) ([]sparrow.FeedItem, error) {
 	lists, err := f.d.Recent.Authors(ctx)
 	if err != nil || len(lists) == 0 {
 		return nil, err
@@ -178,6 +193,13 @@ func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Pag
 			return ok && !t.After(lo.Time())
 		})
 	}
+	type listRead struct {
+		author sparrow.ID
+		floor  sparrow.ID
+		n      int
+		ok     bool
+	}
+	reads := make([]listRead, 0, len(hot))
 	var out []sparrow.FeedItem
 	for _, a := range hot {
 		items, floor, ok, err := f.d.Recent.Read(ctx, a, p)
@@ -185,21 +207,54 @@ func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Pag
 			return nil, err
 		}
 		out = append(out, items...)
-		if ok && (len(items) >= p.Limit || floor == 0 || floor <= p.Lower()) {
-			continue
+		reads = append(reads, listRead{a, floor, len(items), ok})
+	}
+	lower := p.Lower()
+	if !p.Ascending() {
+		if cut := nthNewest(known, out, p.Limit); cut > lower {
+			lower = cut
+		}
+	}
+	for _, r := range reads {
+		if r.ok && (r.n >= p.Limit || r.floor == 0 || r.floor <= lower) {
+			continue // the list covers every item of this author the page can hold
 		}
 		// Past the end of the capped list (or no list after all): the author's profile feed.
-		below := sparrow.Page{MaxID: p.MaxID, SinceID: p.Lower(), Limit: p.Limit - len(items)}
-		if ok && (below.MaxID == 0 || below.MaxID > floor+1) {
-			below.MaxID = floor + 1
+		below := sparrow.Page{MaxID: p.MaxID, SinceID: lower, Limit: p.Limit - r.n}
+		if p.Ascending() {
+			below.SinceID = p.Lower()
 		}
-		more, err := f.d.Statuses.AuthorsFeed(ctx, []sparrow.ID{a}, below)
+		if r.ok && (below.MaxID == 0 || below.MaxID > r.floor+1) {
+			below.MaxID = r.floor + 1
+		}
+		more, err := f.d.Statuses.AuthorsFeed(ctx, []sparrow.ID{r.author}, below)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, more...)
 	}
 	return out, nil
+}
+
+// nthNewest returns the id of the n-th newest distinct item of a and b
+// together, or 0 if they hold fewer than n.
+func nthNewest(a, b []sparrow.FeedItem, n int) sparrow.ID {
+	if n <= 0 || len(a)+len(b) < n {
+		return 0
+	}
+	ids := make([]sparrow.ID, 0, len(a)+len(b))
+	for _, it := range a {
+		ids = append(ids, it.ID)
+	}
+	for _, it := range b {
+		ids = append(ids, it.ID)
+	}
+	slices.SortFunc(ids, cmpDesc)
+	ids = slices.Compact(ids)
+	if len(ids) < n {
+		return 0
+	}
+	return ids[n-1]
 }
 
 // mergeItems merges item lists (each newest first) into one, newest first,

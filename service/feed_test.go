@@ -378,6 +378,47 @@ func TestHotTransitionsMissNothing(t *testing.T) {
 	})
 }
 
+// TestHotListsMergedAtEveryCut: a reader following two hot authors (recent
+// lists capped at 4, so most of their posts are only in their profile feeds)
+// and an ordinary one gets every post once, in order, whatever the page
+// size: the merge's cutoff never skips an item that a list does not hold.
+func TestHotListsMergedAtEveryCut(t *testing.T) {
+	forEachFeedBackend(t, func(t *testing.T, mode string) {
+		w := newWorld(t, mode, 800)
+		reader, plain := w.user("reader"), w.user("plain")
+		hot := []sparrow.Viewer{w.user("hot1"), w.user("hot2")}
+		for _, h := range hot {
+			for i := 0; i < 3; i++ {
+				w.follow(w.user("fan"), h)
+			}
+			w.follow(reader, h)
+		}
+		w.follow(reader, plain)
+		w.settle()
+		for _, h := range hot {
+			if a, _ := w.st.Account(bg, h.AccountID); !a.Hot {
+				t.Fatalf("%v not hot with %d followers", h.AccountID, a.FollowersCount)
+			}
+		}
+		w.home(reader, 5)
+		var want []sparrow.ID
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := 0; i < 36; i++ {
+			author := plain
+			if k := rng.IntN(3); k < 2 {
+				author = hot[k]
+			}
+			want = append(want, w.post(author, "post", sparrow.Public))
+		}
+		w.settle()
+		for _, limit := range []int{1, 3, 5, 7, 40} {
+			if got := w.home(reader, limit); !slices.Equal(got, newestFirst(want...)) {
+				t.Fatalf("limit %d: %d items %v, want %d %v", limit, len(got), got, len(want), newestFirst(want...))
+			}
+		}
+	})
+}
+
 // TestGraphAndContentChanges: follow merges, unfollow/block/mute remove,
 // deletes vanish, edits show.
 func TestGraphAndContentChanges(t *testing.T) {

@@ -286,6 +286,13 @@ func runSuiteInProcess(ctx context.Context, cmd *cobra.Command, o *suiteOptions)
 			r.Notes = append(r.Notes, fmt.Sprintf("FAILED: %s: %v (its results are partial)", be, err))
 		}
 	}
+	// The ceiling of one Redis read on this box, measured in the same run,
+	// after the backends (so that it does not compete with them).
+	if ceil, err := bench.MeasureRedisCeiling(ctx, o.redisURL, fmt.Sprintf("sparrowbench:ceiling:%d", os.Getpid()), o.run.Clients, 200_000); err != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("redis-benchmark ceiling not measured: %v", err))
+	} else {
+		r.AddRedisCeiling(ceil)
+	}
 	r.Notes = append(r.Notes,
 		"One server per (backend, mode), started in the bench process and driven over HTTP on loopback: the load driver and the server share the machine's cores.",
 		"The same loaded data set serves every mode of a backend; inboxes, recent lists and activity are derived data and start empty with each server (a fresh Redis prefix and NATS stream per mode).",
