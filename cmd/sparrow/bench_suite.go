@@ -50,7 +50,7 @@ type suiteRunDefaults struct {
 var suitePresetRuns = map[string]suiteRunDefaults{
 	// small runs the three modes on the embedded backend in well under a
 	// minute on two cores (CI); add --backend embedded,mariadb for both.
-	"small":  {[]string{"embedded"}, 2 * time.Second, 1500 * time.Millisecond, 250 * time.Millisecond, 300, 8},
+	"small": {[]string{"embedded"}, 2 * time.Second, 1500 * time.Millisecond, 250 * time.Millisecond, 300, 8},
 	// medium's open loop runs at 400 req/s: below what hybrid and push
 	// sustain on two cores (about 700–1000 req/s of the mix), so its
 	// latencies are service times, not a queue growing for the whole run.
