@@ -75,6 +75,10 @@ type RecentLists interface {
 	// Read returns up to limit items of author's list inside p's bounds,
 	// newest first, with the list's floor; ok is false if author has no list.
 	Read(ctx context.Context, author ID, p Page) (items []FeedItem, floor ID, ok bool, err error)
+	// ReadMany reads the lists of authors as Read does, each atomically, in
+	// one round trip where the cache tier has round trips; the i-th result is
+	// authors[i]'s.
+	ReadMany(ctx context.Context, authors []ID, p Page) ([]ListPage, error)
 	// LastPost returns the last post time of each author that has a list.
 	LastPost(ctx context.Context, authors []ID) (map[ID]time.Time, error)
 	// Authors returns the set of authors that have a list.
@@ -83,6 +87,13 @@ type RecentLists interface {
 	Remove(ctx context.Context, author ID, id ID) error
 	// Delete drops author's list and removes it from the set.
 	Delete(ctx context.Context, author ID) error
+}
+
+// ListPage is one author's part of a RecentLists.ReadMany: what Read returns.
+type ListPage struct {
+	Items []FeedItem // newest first (oldest first for an ascending page)
+	Floor ID
+	OK    bool // whether the author has a list
 }
 
 // Activity records when users were last seen (seed 000's 热点状态位), at most

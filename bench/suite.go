@@ -29,6 +29,10 @@ type SuiteConfig struct {
 	InboxCap   int        // the server's inbox cap (for the embedded estimate)
 	InboxProbe InboxProbe // nil: estimate inbox memory over HTTP
 
+	// AfterActivation, if set, is called once the active users are
+	// activated and their inboxes rebuilt, before the measures.
+	AfterActivation func()
+
 	Bar  NewBar                           // progress bars (nil: none)
 	Logf func(format string, args ...any) // phase log (nil: none)
 }
@@ -92,6 +96,9 @@ func RunSuite(ctx context.Context, base string, users []User, targets []sparrow.
 	s.c.settle(ctx, metricRebuilds, rebuildsBefore+float64(len(active)), time.Second, 5*time.Minute)
 	ms = append(ms, measure("activation_seconds", "", time.Since(t0).Seconds(), "s",
 		fmt.Sprintf("first home read of %d active users and their inbox rebuilds", len(active))))
+	if cfg.AfterActivation != nil {
+		cfg.AfterActivation()
+	}
 
 	s.logf("rebuild: first home read of fresh users")
 	if r, mean := s.measureRebuild(ctx); r.Requests > 0 {

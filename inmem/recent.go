@@ -80,6 +80,19 @@ func (r *RecentLists) Append(_ context.Context, author sparrow.ID, item sparrow.
 // Read returns up to p.Limit items (sparrow.DefaultLimit if not positive) of
 // author's list inside p's bounds, newest first, and the list's floor; ok is
 // false if author has no list. The items are a copy.
+// ReadMany implements sparrow.RecentLists: Read for each author.
+func (r *RecentLists) ReadMany(ctx context.Context, authors []sparrow.ID, p sparrow.Page) ([]sparrow.ListPage, error) {
+	out := make([]sparrow.ListPage, len(authors))
+	for i, a := range authors {
+		its, floor, ok, err := r.Read(ctx, a, p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = sparrow.ListPage{Items: its, Floor: floor, OK: ok}
+	}
+	return out, nil
+}
+
 func (r *RecentLists) Read(_ context.Context, author sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, sparrow.ID, bool, error) {
 	st := r.lists.of(author)
 	st.mu.RLock()

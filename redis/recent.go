@@ -115,25 +115,61 @@ func (r *RecentLists) Append(ctx context.Context, author sparrow.ID, item sparro
 // author's list inside p's bounds, newest first, and the list's floor, read
 // atomically in one round trip; ok is false if author has no list.
 func (r *RecentLists) Read(ctx context.Context, author sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, sparrow.ID, bool, error) {
-	var meta *goredis.StringCmd
-	list, err := readList(ctx, r.rdb, r.listKey(author), p, func(pipe goredis.Pipeliner) {
-		meta = pipe.HGet(ctx, r.metaKey(author), "floor")
+	out, err := r.ReadMany(ctx, []sparrow.ID{author}, p)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return out[0].Items, out[0].Floor, out[0].OK, nil
+}
+
+// ReadMany reads the lists of authors as Read does, all in one MULTI/EXEC
+// round trip (so each list's items and floor are consistent).
+func (r *RecentLists) ReadMany(ctx context.Context, authors []sparrow.ID, p sparrow.Page) ([]sparrow.ListPage, error) {
+	out := make([]sparrow.ListPage, len(authors))
+	if len(authors) == 0 {
+		return out, nil
+	}
+	lo, hi, limit, empty := lexPage(p)
+	metas := make([]*goredis.StringCmd, len(authors))
+	lists := make([]*goredis.StringSliceCmd, len(authors))
+	_, err := r.rdb.TxPipelined(ctx, func(pipe goredis.Pipeliner) error {
+		for i, a := range authors {
+			metas[i] = pipe.HGet(ctx, r.metaKey(a), "floor")
+			if empty {
+				continue
+			}
+			by := &goredis.ZRangeBy{Min: lo, Max: hi, Count: limit}
+			if p.Ascending() {
+				lists[i] = pipe.ZRangeByLex(ctx, r.listKey(a), by)
+			} else {
+				lists[i] = pipe.ZRevRangeByLex(ctx, r.listKey(a), by)
+			}
+		}
+		return nil
 	})
-	if err != nil {
-		return nil, 0, false, wrap(err, "read recent list %d", author)
+	if err != nil && !errors.Is(err, goredis.Nil) { // Nil: a meta found nothing
+		return nil, wrap(err, "read %d recent lists", len(authors))
 	}
-	if errors.Is(meta.Err(), goredis.Nil) {
-		return nil, 0, false, nil
+	for i, a := range authors {
+		if errors.Is(metas[i].Err(), goredis.Nil) {
+			continue
+		}
+		if metas[i].Err() != nil {
+			return nil, wrap(metas[i].Err(), "read recent list %d", a)
+		}
+		floor, err := parseID(metas[i].Val())
+		if err != nil {
+			return nil, err
+		}
+		var its []sparrow.FeedItem
+		if lists[i] != nil {
+			if its, err = decodeItems(lists[i].Val(), p.Ascending()); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = sparrow.ListPage{Items: its, Floor: floor, OK: true}
 	}
-	floor, err := parseID(meta.Val())
-	if err != nil {
-		return nil, 0, false, err
-	}
-	its, err := decodeItems(list, p.Ascending())
-	if err != nil {
-		return nil, 0, false, err
-	}
-	return its, floor, true, nil
+	return out, nil
 }
 
 // LastPost returns the last post time of each of authors that has a list

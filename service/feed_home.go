@@ -199,15 +199,15 @@ func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Pag
 		n      int
 		ok     bool
 	}
-	reads := make([]listRead, 0, len(hot))
+	pages, err := f.d.Recent.ReadMany(ctx, hot, p)
+	if err != nil {
+		return nil, err
+	}
+	reads := make([]listRead, len(hot))
 	var out []sparrow.FeedItem
-	for _, a := range hot {
-		items, floor, ok, err := f.d.Recent.Read(ctx, a, p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, items...)
-		reads = append(reads, listRead{a, floor, len(items), ok})
+	for i, lp := range pages {
+		out = append(out, lp.Items...)
+		reads[i] = listRead{hot[i], lp.Floor, len(lp.Items), lp.OK}
 	}
 	lower := p.Lower()
 	if !p.Ascending() {

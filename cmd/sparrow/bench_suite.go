@@ -124,7 +124,7 @@ large (1M users, 100M follows, 10M statuses). Dataset flags override them.`,
 	f.StringVar(&o.dataDir, "data", "", "where the embedded stores go (default: a temporary directory)")
 	f.BoolVar(&o.keep, "keep", false, "keep the stores (embedded files, MariaDB databases) after the run")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or phase log")
-	f.StringVar(&o.profileDir, "profile-dir", "", "write a CPU profile of each (backend, mode) run, cpu-BACKEND-MODE.pprof, into this directory (server and driver share the process)")
+	f.StringVar(&o.profileDir, "profile-dir", "", "write CPU profiles of each (backend, mode) run into this directory: cpu-BACKEND-MODE-activation.pprof (the activation), cpu-BACKEND-MODE.pprof (the measures after it); server and driver share the process")
 	f.StringVar(&o.mysqlURL, "mysql-url", "mysql://root@127.0.0.1:3306/", "MariaDB server of the mariadb backend")
 	f.StringVar(&o.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the mariadb backend")
 	f.StringVar(&o.natsURL, "nats-url", "nats://127.0.0.1:4222", "NATS of the mariadb backend")
@@ -451,9 +451,18 @@ func runSuiteMode(ctx context.Context, o *suiteOptions, r *bench.Report, c app.C
 		defer closeProbe()
 		cfg.InboxProbe = probe
 	}
-	stopProfile, err := o.startProfile(be, mode)
+	// Two profiles: the activation (inbox rebuilds of every active user),
+	// then everything measured after it, which is what the workload costs.
+	stopProfile, err := o.startProfile(be, mode+"-activation")
 	if err != nil {
 		return err
+	}
+	cfg.AfterActivation = func() {
+		stopProfile()
+		if stopProfile, err = o.startProfile(be, mode); err != nil {
+			stopProfile = func() {}
+			fmt.Fprintf(errw, "profile: %v\n", err)
+		}
 	}
 	loadBefore := suiteLoadAvg()
 	rows, ms, err := bench.RunSuite(ctx, base, users, targets, cfg)

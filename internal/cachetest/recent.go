@@ -3,6 +3,7 @@ package cachetest
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ func TestRecentLists(t *testing.T, newLists func(t *testing.T, cap int) sparrow.
 		{"AppendTrimsAndRaisesFloor", 3, recAppend},
 		{"AppendWithoutListDoesNothing", 10, recAppendMissing},
 		{"Paging", 100, recPaging},
+		{"ReadManyIsReadOfEach", 4, recReadMany},
 		{"LastPost", 10, recLastPost},
 		{"Authors", 10, recAuthors},
 		{"Remove", 10, recRemove},
@@ -192,6 +194,41 @@ func recPaging(t *testing.T, r sparrow.RecentLists) {
 		}
 		return its
 	})
+}
+
+func recReadMany(t *testing.T, r sparrow.RecentLists) { // cap 4
+	base := sparrow.MinIDAt(t0)
+	seed(t, r, 1, items(base+9, base+7, base+5), base+2)
+	seed(t, r, 2, nil, 0)
+	for _, id := range []sparrow.ID{base + 3, base + 6, base + 8, base + 10, base + 11, base + 12} {
+		appendItem(t, r, 4, id, t0) // no list: nothing happens
+	}
+	seed(t, r, 5, items(base+12, base+11, base+10, base+8), base+6)
+	authors := []sparrow.ID{5, 3, 1, 2, 1}
+	for _, p := range []sparrow.Page{{Limit: 10}, {Limit: 2}, {MaxID: base + 10, Limit: 10}, {MinID: base + 7, Limit: 2},
+		{SinceID: base + 8, Limit: 10}, {MaxID: base + 5, SinceID: base + 5, Limit: 3}} {
+		got, err := r.ReadMany(ctx(t), authors, p)
+		if err != nil {
+			t.Fatalf("ReadMany(%+v): %v", p, err)
+		}
+		if len(got) != len(authors) {
+			t.Fatalf("ReadMany(%+v): %d results for %d authors", p, len(got), len(authors))
+		}
+		for i, a := range authors {
+			its, floor, ok := readList(t, r, a, p)
+			if got[i].OK != ok || got[i].Floor != floor || !slices.Equal(idsOf(got[i].Items), idsOf(its)) {
+				t.Errorf("ReadMany(%+v)[%d] (author %d) = ok %v floor %d %v; Read = ok %v floor %d %v",
+					p, i, a, got[i].OK, got[i].Floor, idsOf(got[i].Items), ok, floor, idsOf(its))
+			}
+		}
+	}
+	if got, err := r.ReadMany(ctx(t), nil, sparrow.Page{Limit: 5}); err != nil || len(got) != 0 {
+		t.Fatalf("ReadMany(no authors) = %v, %v", got, err)
+	}
+	// Read itself is checked by the other cases; one sanity check here.
+	if its, floor, ok := readList(t, r, 1, sparrow.Page{Limit: 10}); !ok || floor != base+2 || len(its) != 3 {
+		t.Fatalf("list 1: ok %v floor %d, %d items", ok, floor, len(its))
+	}
 }
 
 func recLastPost(t *testing.T, r sparrow.RecentLists) {
