@@ -80,6 +80,17 @@ func (r *RecentLists) Append(_ context.Context, author sparrow.ID, item sparrow.
 // Read returns up to p.Limit items (sparrow.DefaultLimit if not positive) of
 // author's list inside p's bounds, newest first, and the list's floor; ok is
 // false if author has no list. The items are a copy.
+func (r *RecentLists) Read(_ context.Context, author sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, sparrow.ID, bool, error) {
+	st := r.lists.of(author)
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	l := st.m[author]
+	if l == nil {
+		return nil, 0, false, nil
+	}
+	return l.read(p), l.floor, true, nil
+}
+
 // ReadMany implements sparrow.RecentLists: Read for each author.
 func (r *RecentLists) ReadMany(ctx context.Context, authors []sparrow.ID, p sparrow.Page) ([]sparrow.ListPage, error) {
 	out := make([]sparrow.ListPage, len(authors))
@@ -91,17 +102,6 @@ func (r *RecentLists) ReadMany(ctx context.Context, authors []sparrow.ID, p spar
 		out[i] = sparrow.ListPage{Items: its, Floor: floor, OK: ok}
 	}
 	return out, nil
-}
-
-func (r *RecentLists) Read(_ context.Context, author sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, sparrow.ID, bool, error) {
-	st := r.lists.of(author)
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	l := st.m[author]
-	if l == nil {
-		return nil, 0, false, nil
-	}
-	return l.read(p), l.floor, true, nil
 }
 
 // LastPost returns the last post time of each of authors that has a list

@@ -193,68 +193,39 @@ func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Pag
 			return ok && !t.After(lo.Time())
 		})
 	}
-	type listRead struct {
-		author sparrow.ID
-		floor  sparrow.ID
-		n      int
-		ok     bool
-	}
 	pages, err := f.d.Recent.ReadMany(ctx, hot, p)
 	if err != nil {
 		return nil, err
 	}
-	reads := make([]listRead, len(hot))
 	var out []sparrow.FeedItem
-	for i, lp := range pages {
+	for _, lp := range pages {
 		out = append(out, lp.Items...)
-		reads[i] = listRead{hot[i], lp.Floor, len(lp.Items), lp.OK}
 	}
 	lower := p.Lower()
 	if !p.Ascending() {
-		if cut := nthNewest(known, out, p.Limit); cut > lower {
-			lower = cut
+		if m := mergeItems(known, out); len(m) >= p.Limit && m[p.Limit-1].ID > lower {
+			lower = m[p.Limit-1].ID // the cutoff: the p.Limit-th newest candidate
 		}
 	}
-	for _, r := range reads {
-		if r.ok && (r.n >= p.Limit || r.floor == 0 || r.floor <= lower) {
+	for i, lp := range pages {
+		if lp.OK && (len(lp.Items) >= p.Limit || lp.Floor == 0 || lp.Floor <= lower) {
 			continue // the list covers every item of this author the page can hold
 		}
 		// Past the end of the capped list (or no list after all): the author's profile feed.
-		below := sparrow.Page{MaxID: p.MaxID, SinceID: lower, Limit: p.Limit - r.n}
+		below := sparrow.Page{MaxID: p.MaxID, SinceID: lower, Limit: p.Limit - len(lp.Items)}
 		if p.Ascending() {
 			below.SinceID = p.Lower()
 		}
-		if r.ok && (below.MaxID == 0 || below.MaxID > r.floor+1) {
-			below.MaxID = r.floor + 1
+		if lp.OK && (below.MaxID == 0 || below.MaxID > lp.Floor+1) {
+			below.MaxID = lp.Floor + 1
 		}
-		more, err := f.d.Statuses.AuthorsFeed(ctx, []sparrow.ID{r.author}, below)
+		more, err := f.d.Statuses.AuthorsFeed(ctx, []sparrow.ID{hot[i]}, below)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, more...)
 	}
 	return out, nil
-}
-
-// nthNewest returns the id of the n-th newest distinct item of a and b
-// together, or 0 if they hold fewer than n.
-func nthNewest(a, b []sparrow.FeedItem, n int) sparrow.ID {
-	if n <= 0 || len(a)+len(b) < n {
-		return 0
-	}
-	ids := make([]sparrow.ID, 0, len(a)+len(b))
-	for _, it := range a {
-		ids = append(ids, it.ID)
-	}
-	for _, it := range b {
-		ids = append(ids, it.ID)
-	}
-	slices.SortFunc(ids, cmpDesc)
-	ids = slices.Compact(ids)
-	if len(ids) < n {
-		return 0
-	}
-	return ids[n-1]
 }
 
 // mergeItems merges item lists (each newest first) into one, newest first,
