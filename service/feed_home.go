@@ -111,13 +111,7 @@ func (f *Feed) collect(ctx context.Context, user sparrow.ID, follows []sparrow.I
 	}
 	merged := inbox
 	if f.c.FeedMode == ModeHybrid {
-		var known []sparrow.FeedItem // the inbox's part of the page: complete above its floor
-		for _, it := range inbox {
-			if it.ID > floor {
-				known = append(known, it)
-			}
-		}
-		hot, err := f.hotItems(ctx, follows, p, known)
+		hot, err := f.hotItems(ctx, follows, p, inbox)
 		if err != nil {
 			return nil, false, err
 		}
@@ -162,13 +156,14 @@ func (f *Feed) pull(ctx context.Context, follows []sparrow.ID, p sparrow.Page) (
 // is older than the page's lower bound is skipped without reading it (seed
 // 000's last-pulled test).
 //
-// known are items already certain to be candidates of the page (the inbox's
-// part, newest first). For a page that runs downward, the page's items are
-// the p.Limit newest of all candidates, so none lies below the p.Limit-th
-// newest of known and the lists' items together: an author's profile feed is
-// read only where its list does not reach down to that cutoff, and only
-// above it. Without that cutoff, every hot followee whose list holds fewer
-// than p.Limit entries would cost a profile read on every page.
+// For a page that runs downward, the p.Limit-th newest of known (the
+// reader's inbox) and the lists' items together is a cutoff: an author's
+// profile feed is read only where its list does not reach down to it, and
+// only above it. The result is then complete above the cutoff and holds at
+// least p.Limit items there, so the page's newest p.Limit items are exact;
+// if filtering drops some, the next round continues below them. Without the
+// cutoff, every hot followee whose list holds fewer than p.Limit entries
+// would cost a profile read on every page.
 func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Page, known []sparrow.FeedItem) ([]sparrow.FeedItem, error) {
 	lists, err := f.d.Recent.Authors(ctx)
 	if err != nil || len(lists) == 0 {

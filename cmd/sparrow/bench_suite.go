@@ -459,9 +459,10 @@ func runSuiteMode(ctx context.Context, o *suiteOptions, r *bench.Report, c app.C
 	}
 	cfg.AfterActivation = func() {
 		stopProfile()
-		if stopProfile, err = o.startProfile(be, mode); err != nil {
+		var perr error
+		if stopProfile, perr = o.startProfile(be, mode); perr != nil {
 			stopProfile = func() {}
-			fmt.Fprintf(errw, "profile: %v\n", err)
+			fmt.Fprintf(errw, "profile: %v\n", perr)
 		}
 	}
 	loadBefore := suiteLoadAvg()
