@@ -3,6 +3,8 @@ package sparrow
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -34,8 +36,37 @@ type Event struct {
 // Shard returns the logical shard whose outbox holds e.
 func (e Event) Shard() int { return e.ID.Shard() }
 
-// Decode unmarshals the payload into v.
-func (e Event) Decode(v any) error { return json.Unmarshal(e.Payload, v) }
+// ErrMalformedEvent marks the error of a handler given an event it can never
+// handle (its payload does not decode, or lacks what its type requires).
+// The bus does not redeliver such an event: it sets it aside on a
+// dead-letter subject, with a log line and a metric.
+var ErrMalformedEvent = errors.New("malformed event")
+
+// Malformed returns an error wrapping ErrMalformedEvent that names e.
+func (e Event) Malformed(why string) error {
+	return fmt.Errorf("%w: %s %d: %s", ErrMalformedEvent, e.Type, e.ID, why)
+}
+
+// Decode unmarshals the payload into v; a payload that does not decode is
+// an ErrMalformedEvent.
+func (e Event) Decode(v any) error {
+	if err := json.Unmarshal(e.Payload, v); err != nil {
+		return e.Malformed(err.Error())
+	}
+	return nil
+}
+
+// DecodeStatus decodes a StatusPayload that must carry a status.
+func (e Event) DecodeStatus() (*Status, error) {
+	var p StatusPayload
+	if err := e.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Status == nil {
+		return nil, e.Malformed("no status in the payload")
+	}
+	return p.Status, nil
+}
 
 // NewEvent builds an event with a JSON payload. The id must carry the gene of
 // the shard whose transaction appends it.

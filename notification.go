@@ -10,10 +10,13 @@ type NotificationType string
 
 // Notification types. favourite and reblog arrive with the comments issue.
 const (
-	NotifyMention   NotificationType = "mention"
-	NotifyFollow    NotificationType = "follow"
-	NotifyFavourite NotificationType = "favourite"
-	NotifyReblog    NotificationType = "reblog"
+	NotifyMention NotificationType = "mention"
+	NotifyFollow  NotificationType = "follow"
+	// NotifyFollowRequest tells a locked account that someone asks to follow
+	// it; it disappears once the request is authorized or rejected.
+	NotifyFollowRequest NotificationType = "follow_request"
+	NotifyFavourite     NotificationType = "favourite"
+	NotifyReblog        NotificationType = "reblog"
 )
 
 // Notification is one notification, stored on its recipient's shard (its id

@@ -8,14 +8,20 @@ import (
 // EdgeKind names a directed relation between two accounts.
 type EdgeKind string
 
-// Edge kinds. Follows and blocks are stored in both directions: the forward
-// table on the source's shard is the source of truth (seed 003's Following),
-// the reverse table on the target's shard is its asynchronously maintained
-// pseudo-replica (seed 003's Follower). Mutes are private and forward only.
+// Edge kinds. Follows, follow requests and blocks are stored in both
+// directions: the forward table on the source's shard is the source of truth
+// (seed 003's Following), the reverse table on the target's shard is its
+// asynchronously maintained pseudo-replica (seed 003's Follower). Mutes are
+// private and forward only.
 const (
 	Follow EdgeKind = "follow"
-	Block  EdgeKind = "block"
-	Mute   EdgeKind = "mute"
+	// FollowRequest is a pending follow of a locked account: forward on the
+	// requester's shard (the source of truth of "requested"), reverse on the
+	// locked account's shard (its list of follow requests). Its Reblogs and
+	// Notify are the options the follow gets when it is authorized.
+	FollowRequest EdgeKind = "follow_request"
+	Block         EdgeKind = "block"
+	Mute          EdgeKind = "mute"
 	// Favourite is an edge from an account to a status: forward on the
 	// account's shard (its favourites), reverse on the status's shard (who
 	// favourited it), with the status's favourites_count kept by deltas.
@@ -52,7 +58,8 @@ type Relationship struct {
 	BlockedBy      bool
 	Muting         bool
 	MutingNotifs   bool
-	Requested      bool
+	Requested      bool // the viewer asked to follow this locked account
+	RequestedBy    bool // this account asks to follow the viewer
 	ShowingReblogs bool
 	Notifying      bool
 }
@@ -66,11 +73,13 @@ type FollowOptions struct {
 // RelationStore is the durable store of relations.
 type RelationStore interface {
 	// SetEdges writes the forward rows of edges that all start at from (one
-	// shard), one multi-row statement, bumping each edge's version, applying
-	// extra counter changes of from's own row (following_count), and appending
-	// the events built from the committed edges, in one transaction. It returns
+	// shard), of one or several kinds (each change names its own), bumping
+	// each edge's version, applying the counter changes of from's own row
+	// (following_count), and appending the events built from the committed
+	// edges, all in one transaction: a block that also ends a follow commits
+	// both or neither. A change that changes nothing is skipped. It returns
 	// the edges whose state or options changed, as committed.
-	SetEdges(ctx context.Context, kind EdgeKind, from ID, changes []EdgeChange, now time.Time, events func([]Edge) []Event) ([]Edge, error)
+	SetEdges(ctx context.Context, from ID, changes []EdgeChange, now time.Time, events func([]Edge) []Event) ([]Edge, error)
 	// ApplyReverse applies forward edges to the reverse table on their targets'
 	// shards, keeping only versions newer than the stored ones, and buffers the
 	// resulting counter deltas durably (followers_count), in one transaction per
@@ -103,19 +112,27 @@ type RelationStore interface {
 }
 
 // RelationRows are the active rows between a viewer and other accounts, keyed
-// by the other account: the viewer's follows, blocks and mutes (forward, on the
-// viewer's shard) and the follows and blocks pointing at the viewer (reverse
-// tables, also on the viewer's shard).
+// by the other account: the viewer's follows, follow requests, blocks and
+// mutes (forward, on the viewer's shard: sources of truth) and the follows,
+// follow requests and blocks pointing at the viewer (reverse tables, also on
+// the viewer's shard: eventually consistent copies, good for display but
+// never for a decision that grants access).
 type RelationRows struct {
-	Following, FollowedBy, Blocking, BlockedBy, Muting map[ID]Edge
+	Following, Requested, Blocking, Muting map[ID]Edge // forward: the truth
+	FollowedBy, RequestedBy, BlockedBy     map[ID]Edge // reverse: copies
 }
 
 // EdgeChange is a requested change of one forward edge.
 type EdgeChange struct {
+	Kind    EdgeKind
 	To      ID
 	Active  bool
-	Reblogs *bool
-	Notify  *bool
+	Reblogs *bool // nil: keep (new follows and follow requests: true; other kinds: false)
+	Notify  *bool // nil: keep (new edges: false)
+	// Expect, if set, is the state the edge must be in when the transaction
+	// reads it (locked, where the store locks rows); otherwise SetEdges
+	// writes nothing and returns EConflict. An absent edge is inactive.
+	Expect *bool
 }
 
 // Counter names a counter kept outside COUNT(*), with durable deltas.
@@ -153,16 +170,27 @@ const MaxBulk = 1000
 // RelationService implements follows, blocks, mutes and account search.
 type RelationService interface {
 	// Follow makes v follow target (idempotent; options update an existing
-	// follow). EInvalid for oneself; ENotFound for an unknown account;
-	// EForbidden if target blocks v or v blocks target.
+	// follow). A follow of a locked account is a follow request instead
+	// (Requested), until the account authorizes it. EInvalid for oneself;
+	// ENotFound for an unknown account; EForbidden if target blocks v or v
+	// blocks target.
 	Follow(ctx context.Context, v Viewer, target ID, o FollowOptions) (*Relationship, error)
-	// Unfollow removes the follow (idempotent).
+	// Unfollow removes the follow, or withdraws the follow request (idempotent).
 	Unfollow(ctx context.Context, v Viewer, target ID) (*Relationship, error)
 	// BulkFollow follows up to MaxBulk targets in one call (seed 000's
-	// one-click follow); unknown, blocked and own ids are skipped. EInvalid
-	// beyond MaxBulk.
+	// one-click follow); unknown, blocked and own ids are skipped, locked
+	// accounts get follow requests. EInvalid beyond MaxBulk.
 	BulkFollow(ctx context.Context, v Viewer, targets []ID) ([]*Relationship, error)
-	// Block blocks target and removes follows in both directions.
+	// FollowRequests pages the accounts asking to follow v, newest first.
+	FollowRequests(ctx context.Context, v Viewer, p Page) ([]AccountEdge, error)
+	// AuthorizeFollowRequest turns requester's pending request into a
+	// follow of v; RejectFollowRequest drops it. ENotFound if requester has
+	// no pending request for v. Both return v's relationship with requester.
+	AuthorizeFollowRequest(ctx context.Context, v Viewer, requester ID) (*Relationship, error)
+	RejectFollowRequest(ctx context.Context, v Viewer, requester ID) (*Relationship, error)
+	// Block blocks target and removes follows and follow requests in both
+	// directions (v's at once, target's when the event reaches its shard;
+	// reads decide from v's block row meanwhile).
 	Block(ctx context.Context, v Viewer, target ID) (*Relationship, error)
 	Unblock(ctx context.Context, v Viewer, target ID) (*Relationship, error)
 	// Mute mutes target; notifications says whether its notifications are hidden too.

@@ -44,6 +44,7 @@ type App struct {
 	IDs      *sparrow.IDGen
 
 	redis   *redis.Client
+	cache   sparrow.KV  // the cache tier's byte cache (derived data)
 	streams *stream.Hub // the streaming API's hub (wire_stream.go)
 	http    *stdhttp.Server
 	handler stdhttp.Handler
@@ -103,9 +104,11 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 		fo := inmem.FeedOptions{InboxCap: c.InboxCap, RecentCap: c.RecentCap}
 		inboxes, recent, activity = inmem.NewInboxes(fo), inmem.NewRecentLists(fo), inmem.NewActivity(fo)
 	}
+	a.cache = cache
 	a.Services = service.New(service.Deps{
 		Accounts: a.Store, Statuses: a.Store, Auth: a.Store, Relations: a.Store, Limiter: limiter, Cache: cache, IDs: a.IDs,
 		Inboxes: inboxes, Recent: recent, Activity: activity, Notifications: a.streamNotifications(a.Store), KeyedFeeds: a.Store, References: a.Store,
+		Logger: logger,
 	}, service.Config{Domain: c.Domain, MaxChars: c.MaxChars, BcryptCost: c.BcryptCost,
 		FeedMode: c.FeedMode, InboxCap: c.InboxCap, RecentCap: c.RecentCap, ActiveDays: c.ActiveDays, CommentPageSize: c.CommentPageSize})
 	fm, err := newFeedMetrics(a.Registry)
@@ -155,8 +158,9 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 
 // subscribe starts the bus consumers. Durable consumers are shared by every
 // process (each event is handled once); the cache-invalidation consumer is per
-// node when caches are per process, and unneeded with a shared Redis (the
-// writer invalidates it at once).
+// node when caches are per process, and shared with a shared Redis (the
+// writer invalidates at once, best effort; the consumer retries until the
+// cache answers).
 func (a *App) subscribe(ctx context.Context) error {
 	c := a.Services.Consumers
 	subs := []struct {
@@ -166,17 +170,16 @@ func (a *App) subscribe(ctx context.Context) error {
 	}{
 		{"follower-sync", []sparrow.EventType{sparrow.EvEdges}, c.FollowerSync},
 		{"account-index", []sparrow.EventType{sparrow.EvAccountCreated, sparrow.EvAccountUpdated}, c.AccountIndex},
+		{"follow-requests", []sparrow.EventType{sparrow.EvAccountUpdated}, c.FollowRequestsOnUnlock},
 		{"feed-fanout", []sparrow.EventType{sparrow.EvStatusCreated, sparrow.EvStatusDeleted, sparrow.EvEdges}, a.Services.Feed.HandleFeedEvent},
 		{"references", []sparrow.EventType{sparrow.EvStatusCreated, sparrow.EvStatusDeleted}, a.Services.Interactions.HandleReferences},
 	}
 	subs = append(subs, feedConsumers(a.Services.Notifications, a.Services.KeyedFeeds)...)
+	relcache := "relcache"
 	if a.Config.RedisURL == "" {
-		subs = append(subs, struct {
-			name  string
-			types []sparrow.EventType
-			h     sparrow.Handler
-		}{fmt.Sprintf("relcache-node%d", a.Config.Node), []sparrow.EventType{sparrow.EvEdges}, c.CacheInvalidation})
+		relcache = fmt.Sprintf("relcache-node%d", a.Config.Node)
 	}
+	subs = append(subs, feedSubscription{relcache, []sparrow.EventType{sparrow.EvEdges}, c.CacheInvalidation})
 	for _, s := range subs {
 		if err := a.Bus.Subscribe(ctx, s.name, s.types, s.h); err != nil {
 			return fmt.Errorf("subscribe %s: %w", s.name, err)
@@ -184,6 +187,10 @@ func (a *App) subscribe(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Cache returns the cache tier's byte cache (Redis or in-process): derived
+// data only, which tests overwrite to show that nothing relies on it.
+func (a *App) Cache() sparrow.KV { return a.cache }
 
 // Handler returns the HTTP handler (for tests that use httptest).
 func (a *App) Handler() stdhttp.Handler { return a.handler }

@@ -209,10 +209,9 @@ type Token struct {
 }
 
 // Relationship is https://docs.joinmastodon.org/entities/Relationship/: what
-// the viewer knows of one account. Sparrow has no follow requests from others,
-// domain blocks, endorsements, per-follow language filters or private notes:
-// requested_by, domain_blocking and endorsed are false, languages null and
-// note "".
+// the viewer knows of one account. Sparrow has no domain blocks,
+// endorsements, per-follow language filters or private notes:
+// domain_blocking and endorsed are false, languages null and note "".
 type Relationship struct {
 	ID                  string    `json:"id"`
 	Following           bool      `json:"following"`

@@ -415,6 +415,18 @@ func (f *fakeRelations) Follow(ctx context.Context, v sparrow.Viewer, target spa
 	return f.one("Follow", v, target, sparrow.Relationship{Following: true, ShowingReblogs: reblogs, Notifying: notify})
 }
 
+func (f *fakeRelations) AuthorizeFollowRequest(ctx context.Context, v sparrow.Viewer, target sparrow.ID) (*sparrow.Relationship, error) {
+	return f.one("AuthorizeFollowRequest", v, target, sparrow.Relationship{FollowedBy: true})
+}
+
+func (f *fakeRelations) RejectFollowRequest(ctx context.Context, v sparrow.Viewer, target sparrow.ID) (*sparrow.Relationship, error) {
+	return f.one("RejectFollowRequest", v, target, sparrow.Relationship{})
+}
+
+func (f *fakeRelations) FollowRequests(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]sparrow.AccountEdge, error) {
+	return f.list("FollowRequests", v, v.AccountID, p)
+}
+
 func (f *fakeRelations) Unfollow(ctx context.Context, v sparrow.Viewer, target sparrow.ID) (*sparrow.Relationship, error) {
 	return f.one("Unfollow", v, target, sparrow.Relationship{})
 }

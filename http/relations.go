@@ -200,6 +200,27 @@ func (s *Server) mutes(w http.ResponseWriter, r *http.Request, p *params) error 
 	return s.accountPage(w, r, p, s.Relations.Mutes)
 }
 
+// followRequests answers the accounts asking to follow the viewer (a locked
+// account), newest request first (GET /api/v1/follow_requests); see
+// accountPage.
+func (s *Server) followRequests(w http.ResponseWriter, r *http.Request, p *params) error {
+	return s.accountPage(w, r, p, s.Relations.FollowRequests)
+}
+
+// authorizeFollowRequest lets {id} follow the viewer
+// (POST /api/v1/follow_requests/{id}/authorize) and answers the
+// Relationship; 404 if {id} has no pending request.
+func (s *Server) authorizeFollowRequest(w http.ResponseWriter, r *http.Request, p *params) error {
+	return s.changeRelation(w, r, s.Relations.AuthorizeFollowRequest)
+}
+
+// rejectFollowRequest drops {id}'s request to follow the viewer
+// (POST /api/v1/follow_requests/{id}/reject) and answers the Relationship;
+// 404 if {id} has no pending request.
+func (s *Server) rejectFollowRequest(w http.ResponseWriter, r *http.Request, p *params) error {
+	return s.changeRelation(w, r, s.Relations.RejectFollowRequest)
+}
+
 // accountPage reads the paging parameters (max_id, since_id, min_id, limit
 // default 40, at most 80), gets a page of edges from list and writes their
 // accounts with a Link header. The cursors are the edges' ids, not the

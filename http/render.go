@@ -287,6 +287,7 @@ func relationship(rel *sparrow.Relationship) Relationship {
 		Muting:              rel.Muting,
 		MutingNotifications: rel.MutingNotifs,
 		Requested:           rel.Requested,
+		RequestedBy:         rel.RequestedBy,
 	}
 }
 

@@ -268,3 +268,10 @@ func metric(t *testing.T, reg *prometheus.Registry, name, store string) float64 
 	t.Fatalf("no metric %s{store=%q}", name, store)
 	return 0
 }
+
+// count returns how many times the consumer received id.
+func (s *sink) count(id sparrow.ID) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[id]
+}

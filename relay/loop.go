@@ -86,6 +86,11 @@ func (l *loop) lease(ctx context.Context) bool {
 // relayBatch publishes the oldest pending events and marks them published.
 // It returns how many it moved.
 func (l *loop) relayBatch(ctx context.Context) (int, error) {
+	l.r.pause.RLock()
+	defer l.r.pause.RUnlock()
+	if l.r.paused {
+		return 0, nil
+	}
 	m := l.r.metrics
 	events, err := l.ob.PendingEvents(ctx, l.r.opts.Batch)
 	if err != nil {

@@ -87,6 +87,31 @@ type Relay struct {
 	loops   []*loop
 	metrics *metrics
 	running atomic.Bool
+
+	// pause holds batches back: relayBatch runs under its read lock and
+	// publishes nothing while paused is set; Pause takes the write lock, so
+	// it returns once the batches in flight are done.
+	pause  sync.RWMutex
+	paused bool
+}
+
+// Pause stops publishing: it returns once the batches in flight are
+// published, and no batch starts until Resume. Writers go on committing
+// their events to the outboxes, where they wait; the leases are still
+// renewed. It is for maintenance of the bus, and for tests that show what
+// the system does while events do not flow.
+func (r *Relay) Pause() {
+	r.pause.Lock()
+	r.paused = true
+	r.pause.Unlock()
+}
+
+// Resume undoes Pause and wakes the loops up.
+func (r *Relay) Resume() {
+	r.pause.Lock()
+	r.paused = false
+	r.pause.Unlock()
+	r.Poke()
 }
 
 // New returns a relay from outboxes to pub. Each outbox's Name must be

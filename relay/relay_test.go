@@ -219,3 +219,34 @@ func TestRunMisuse(t *testing.T) {
 		t.Errorf("Register with duplicate store names = %v, want EInvalid", err)
 	}
 }
+
+// TestPauseHoldsEventsBackUntilResume: after Pause returns, nothing reaches
+// the bus, events committed meanwhile wait in the outbox, and Resume
+// delivers them.
+func TestPauseHoldsEventsBackUntilResume(t *testing.T) {
+	e := newEnv(t)
+	a := newOutbox("a")
+	r := relay.New([]sparrow.Outbox{a}, e.bus, relay.Options{Holder: "solo", Batch: 16, Interval: 10 * time.Millisecond, Logger: testLogger()})
+	e.start(r)
+	before := newEvents(20, time.Now())
+	a.add(before...)
+	r.Poke()
+	e.sink.wait(t, idsOf(before)...)
+
+	r.Pause()
+	held := newEvents(10, time.Now())
+	a.add(held...)
+	r.Poke()
+	time.Sleep(200 * time.Millisecond) // twenty poll intervals
+	if n := a.pending(); n != len(held) {
+		t.Fatalf("%d events pending while paused, want %d", n, len(held))
+	}
+	for _, ev := range held {
+		if e.sink.count(ev.ID) != 0 {
+			t.Fatalf("event %d reached the bus while the relay was paused", ev.ID)
+		}
+	}
+	r.Resume()
+	e.sink.wait(t, idsOf(held)...)
+	waitFor(t, "the outbox is empty", func() bool { return a.pending() == 0 })
+}

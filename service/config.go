@@ -1,7 +1,7 @@
 package service
 
 import (
-	"context"
+	"log/slog"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -77,12 +77,7 @@ type Deps struct {
 	Cache         sparrow.KV      // token cache (derived data)
 	IDs           *sparrow.IDGen
 	Clock         sparrow.Clock
-}
-
-// FollowChecker answers follow questions for visibility rules.
-type FollowChecker interface {
-	// Follows reports whether from follows to.
-	Follows(ctx context.Context, from, to sparrow.ID) (bool, error)
+	Logger        *slog.Logger // what the services only log (nil: discard)
 }
 
 // Services bundles the service implementations.
@@ -109,8 +104,11 @@ func New(d Deps, c Config) *Services {
 	}
 	auth := &Auth{d: d, c: c}
 	accounts := &Accounts{d: d, c: c, auth: auth}
-	cache := NewFollowingCache(d.Cache, d.Relations, 0)
-	statuses := &Statuses{d: d, c: c, vis: visibility{follows: cache}}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	cache := NewFollowingCache(d.Cache, d.Relations, 0, d.Logger)
+	statuses := &Statuses{d: d, c: c, policy: policy{rel: d.Relations}}
 	feed := &Feed{d: d, c: c, statuses: statuses, cache: cache, Observer: noObserver{}}
 	return &Services{
 		Auth:          auth,

@@ -18,58 +18,115 @@ type Consumers struct {
 	afterFollow func(ctx context.Context, follower, followee sparrow.ID) error
 }
 
-// FollowerSync maintains the reverse tables (Follower, blocked-by) from the
-// forward rows in EvEdges events (seed 003's pseudo-replica), with their
-// followers_count deltas; versions make replays and reordering harmless. A new
-// block also removes the blocked account's follow of the blocker, on the
-// blocked account's own shard (which emits its own event).
+// FollowerSync maintains the reverse tables (Follower, blocked-by, follow
+// requests by target) from the forward rows in EvEdges events (seed 003's
+// pseudo-replica), with their followers_count deltas; versions make replays
+// and reordering harmless. Then, on each target's shard:
+//   - a new block ends the blocked account's follow of the blocker and its
+//     follow request (which emits its own event);
+//   - a new follow request to an account that is no longer locked is
+//     authorized at once (it was sent while the account was locked, or
+//     crossed the unlock).
 func (c *Consumers) FollowerSync(ctx context.Context, e sparrow.Event) error {
 	if e.Type != sparrow.EvEdges {
 		return nil
 	}
 	var p sparrow.EdgePayload
 	if err := e.Decode(&p); err != nil {
-		return nil // not ours to fix: a malformed event is dropped, not retried forever
+		return err
 	}
 	if err := c.d.Relations.ApplyReverse(ctx, p.Edges, c.d.IDs.Next); err != nil {
 		return err
 	}
 	for _, edge := range p.Edges {
-		if edge.Kind == sparrow.Follow && edge.Active && c.afterFollow != nil {
-			if err := c.afterFollow(ctx, edge.From, edge.To); err != nil {
-				return err
-			}
-		}
-		if edge.Kind != sparrow.Block || !edge.Active {
+		if !edge.Active {
 			continue
 		}
-		now := c.d.Clock.Now().UTC()
-		blocked := edge.To
-		_, err := c.d.Relations.SetEdges(ctx, sparrow.Follow, blocked, []sparrow.EdgeChange{{To: edge.From, Active: false}}, now,
-			func(edges []sparrow.Edge) []sparrow.Event {
-				return []sparrow.Event{sparrow.NewEvent(c.d.IDs.Next(blocked.Shard()), sparrow.EvEdges, blocked, sparrow.EdgePayload{Edges: edges}, now)}
-			})
+		var err error
+		switch edge.Kind {
+		case sparrow.Follow:
+			if c.afterFollow != nil {
+				err = c.afterFollow(ctx, edge.From, edge.To)
+			}
+		case sparrow.Block:
+			_, err = setEdges(ctx, c.d, c.cache, edge.To,
+				sparrow.EdgeChange{Kind: sparrow.Follow, To: edge.From, Active: false},
+				sparrow.EdgeChange{Kind: sparrow.FollowRequest, To: edge.From, Active: false})
+		case sparrow.FollowRequest:
+			err = c.authorizeIfUnlocked(ctx, edge.From, edge.To)
+		}
 		if err != nil {
 			return err
 		}
-		_ = c.cache.Invalidate(ctx, blocked)
 	}
 	return nil
 }
 
-// CacheInvalidation drops cached following sets whose follows changed (other
-// processes' writes; the writing process invalidates at once).
+// authorizeIfUnlocked authorizes requester's pending request to follow
+// target if target is not locked (any more).
+func (c *Consumers) authorizeIfUnlocked(ctx context.Context, requester, target sparrow.ID) error {
+	acct, err := c.d.Accounts.Account(ctx, target)
+	if sparrow.IsKind(err, sparrow.ENotFound) {
+		return nil
+	}
+	if err != nil || acct.Locked {
+		return err
+	}
+	if err := authorizeFollow(ctx, c.d, c.d.Relations, requester, target); err != nil && !sparrow.IsKind(err, sparrow.ENotFound) {
+		return err
+	}
+	return nil
+}
+
+// FollowRequestsOnUnlock authorizes every pending follow request of an
+// account that has just been unlocked (account.updated with locked=false),
+// as Mastodon does; requests still in flight are authorized by FollowerSync
+// when they arrive. Idempotent: an authorized request is no longer pending.
+func (c *Consumers) FollowRequestsOnUnlock(ctx context.Context, e sparrow.Event) error {
+	if e.Type != sparrow.EvAccountUpdated {
+		return nil
+	}
+	var u sparrow.AccountUpdate
+	if err := e.Decode(&u); err != nil {
+		return err
+	}
+	if u.Locked == nil || *u.Locked {
+		return nil
+	}
+	p := sparrow.Page{Limit: fanoutChunk}
+	for {
+		edges, err := c.d.Relations.ListReverse(ctx, sparrow.FollowRequest, e.Subject, p)
+		if err != nil {
+			return err
+		}
+		for _, r := range edges {
+			if err := c.authorizeIfUnlocked(ctx, r.From, e.Subject); err != nil {
+				return err
+			}
+		}
+		if len(edges) < p.Limit {
+			return nil
+		}
+		p.MaxID = edges[len(edges)-1].EdgeID
+	}
+}
+
+// CacheInvalidation drops cached following sets whose follows changed. The
+// writing process drops them at once (best effort); this consumer is the
+// guarantee: it retries until the cache answers, in every process that
+// keeps its own cache, and once for a shared Redis. It also drops a set that
+// a concurrent read filled with rows read before the write committed.
 func (c *Consumers) CacheInvalidation(ctx context.Context, e sparrow.Event) error {
 	if e.Type != sparrow.EvEdges {
 		return nil
 	}
 	var p sparrow.EdgePayload
 	if err := e.Decode(&p); err != nil {
-		return nil
+		return err
 	}
 	for _, edge := range p.Edges {
 		if edge.Kind == sparrow.Follow {
-			return c.cache.Invalidate(ctx, edge.From)
+			return c.cache.Invalidate(ctx, edge.From) // every edge of an event has the same source
 		}
 	}
 	return nil

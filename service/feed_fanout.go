@@ -28,21 +28,21 @@ func (f *Feed) HandleFeedEvent(ctx context.Context, e sparrow.Event) error {
 	}
 	switch e.Type {
 	case sparrow.EvStatusCreated:
-		var p sparrow.StatusPayload
-		if e.Decode(&p) != nil || p.Status == nil {
-			return nil
+		st, err := e.DecodeStatus()
+		if err != nil {
+			return err
 		}
-		return f.deliver(ctx, p.Status)
+		return f.deliver(ctx, st)
 	case sparrow.EvStatusDeleted:
-		var p sparrow.StatusPayload
-		if e.Decode(&p) != nil || p.Status == nil {
-			return nil
+		st, err := e.DecodeStatus()
+		if err != nil {
+			return err
 		}
-		return f.retract(ctx, p.Status)
+		return f.retract(ctx, st)
 	case sparrow.EvEdges:
 		var p sparrow.EdgePayload
-		if e.Decode(&p) != nil {
-			return nil
+		if err := e.Decode(&p); err != nil {
+			return err
 		}
 		for _, edge := range p.Edges {
 			if err := f.graphChanged(ctx, edge); err != nil {

@@ -235,23 +235,37 @@ func mergeItems(a, b []sparrow.FeedItem) []sparrow.FeedItem {
 }
 
 // admit applies the routing policies at read (seed 002's RouteService, written
-// once): only followed authors (and the reader), statuses the reader may see,
-// nothing by accounts the reader blocks or mutes or that block the reader; then
-// hydrates in the items' order.
+// once), deciding from the sources of truth (visibility.go): only the
+// reader's own statuses and those of the accounts it follows now (its own
+// Following rows: follows, the cached set that chose the candidates, only
+// narrows what is looked at), statuses the reader may see, nothing by
+// accounts the reader blocks or mutes or that block it (nor reblogs of
+// them), and reblogs only from follows that show them; then hydrates in the
+// items' order.
 func (f *Feed) admit(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID, items []sparrow.FeedItem) ([]*sparrow.StatusView, error) {
-	var ids, authors []sparrow.ID
+	var authors []sparrow.ID
 	for _, it := range items {
 		if _, ok := slices.BinarySearch(follows, it.Author); ok {
-			ids = append(ids, it.ID)
 			authors = append(authors, it.Author)
 		}
 	}
-	if len(ids) == 0 {
+	if len(authors) == 0 {
 		return nil, nil
 	}
-	rows, err := f.d.Relations.RelationRows(ctx, v.AccountID, dedupe(authors, v.AccountID))
-	if err != nil {
+	acc := f.statuses.policy.access(v)
+	if err := acc.ensure(ctx, authors, true); err != nil {
 		return nil, err
+	}
+	var ids []sparrow.ID
+	for _, it := range items {
+		a := it.Author
+		if a != v.AccountID && (!acc.follows(a) || acc.hides(a) || it.Reblog != 0 && !acc.rows.Following[a].Reblogs) {
+			continue
+		}
+		ids = append(ids, it.ID)
+	}
+	if len(ids) == 0 {
+		return nil, nil
 	}
 	sts, err := f.d.Statuses.Statuses(ctx, ids)
 	if err != nil {
@@ -261,56 +275,13 @@ func (f *Feed) admit(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID
 	for _, s := range sts {
 		byID[s.ID] = s
 	}
-	var keep []*sparrow.Status
+	keep := make([]*sparrow.Status, 0, len(ids))
 	for _, id := range ids {
-		s := byID[id]
-		if s == nil || s.Deleted() {
-			continue
-		}
-		a := s.AccountID
-		if rows.Blocking[a].Active || rows.Muting[a].Active || rows.BlockedBy[a].Active {
-			continue
-		}
-		if s.ReblogOfID != 0 && a != v.AccountID && !rows.Following[a].Reblogs {
-			continue // the reader follows a with reblogs=false
-		}
-		if ok, err := f.statuses.vis.canSee(ctx, v, s); err != nil {
-			return nil, err
-		} else if ok {
+		if s := byID[id]; s != nil && !s.Deleted() && (s.ReblogOfID == 0 || s.AccountID == v.AccountID || acc.rows.Following[s.AccountID].Reblogs) {
 			keep = append(keep, s)
 		}
 	}
-	views, err := f.statuses.views(ctx, v, keep)
-	if err != nil {
-		return nil, err
-	}
-	return f.dropHiddenOriginals(ctx, v, views)
-}
-
-// dropHiddenOriginals drops reblogs of statuses by accounts the reader blocks
-// or mutes (the reblogged author is not the item's author, so admit's first
-// check does not see it).
-func (f *Feed) dropHiddenOriginals(ctx context.Context, v sparrow.Viewer, views []*sparrow.StatusView) ([]*sparrow.StatusView, error) {
-	var authors []sparrow.ID
-	for _, sv := range views {
-		if sv.Reblog != nil {
-			authors = append(authors, sv.Reblog.Status.AccountID)
-		}
-	}
-	if len(authors) == 0 {
-		return views, nil
-	}
-	rows, err := f.d.Relations.RelationRows(ctx, v.AccountID, dedupe(authors, v.AccountID))
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(views, func(sv *sparrow.StatusView) bool {
-		if sv.Reblog == nil {
-			return false
-		}
-		a := sv.Reblog.Status.AccountID
-		return rows.Blocking[a].Active || rows.Muting[a].Active || rows.BlockedBy[a].Active
-	}), nil
+	return f.statuses.hydrate(ctx, acc, keep, readFeed)
 }
 
 // dedupeOriginals keeps, within a page (at most 40 entries), the newest entry

@@ -54,9 +54,12 @@ func (s *Interactions) Reblog(ctx context.Context, v sparrow.Viewer, id sparrow.
 	if err != nil {
 		return nil, err
 	}
-	return s.statuses.view(ctx, v, stored)
+	return s.statuses.view(ctx, v, stored, readOwn)
 }
 
+// reblogKey is the idempotency key of v's one reblog of an original. Keys
+// that clients send are stored under another prefix (clientKey), so that
+// none can collide with it.
 func reblogKey(original sparrow.ID) string { return "reblog:" + original.String() }
 
 // Unreblog deletes v's reblog of a status, if any, and returns the original.
@@ -77,7 +80,7 @@ func (s *Interactions) Unreblog(ctx context.Context, v sparrow.Viewer, id sparro
 			return nil, err
 		}
 	}
-	return s.statuses.view(ctx, v, orig)
+	return s.statuses.view(ctx, v, orig, readDirect)
 }
 
 // RebloggedBy pages the accounts with a plain reblog of a status (quotes are
@@ -144,14 +147,14 @@ func (s *Interactions) favourite(ctx context.Context, v sparrow.Viewer, id sparr
 		return nil, err
 	}
 	now := s.d.Clock.Now().UTC()
-	_, err = s.d.Relations.SetEdges(ctx, sparrow.Favourite, v.AccountID, []sparrow.EdgeChange{{To: st.ID, Active: on}}, now,
+	_, err = s.d.Relations.SetEdges(ctx, v.AccountID, []sparrow.EdgeChange{{Kind: sparrow.Favourite, To: st.ID, Active: on}}, now,
 		func(edges []sparrow.Edge) []sparrow.Event {
 			return []sparrow.Event{sparrow.NewEvent(s.d.IDs.Next(v.AccountID.Shard()), sparrow.EvEdges, v.AccountID, sparrow.EdgePayload{Edges: edges}, now)}
 		})
 	if err != nil {
 		return nil, err
 	}
-	return s.statuses.view(ctx, v, st)
+	return s.statuses.view(ctx, v, st, readDirect)
 }
 
 // Favourite favourites a visible status (idempotent).
@@ -204,7 +207,7 @@ func (s *Interactions) Favourites(ctx context.Context, v sparrow.Viewer, p sparr
 	for i, e := range edges {
 		ids[i] = e.To
 	}
-	views, err := s.statuses.visibleViews(ctx, v, ids)
+	views, err := s.statuses.visibleViews(ctx, v, ids, readDirect)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +239,7 @@ func (s *Interactions) Comments(ctx context.Context, v sparrow.Viewer, id sparro
 	for i, r := range refs {
 		ids[i] = r.Status
 	}
-	views, err := s.statuses.visibleViews(ctx, v, ids)
+	views, err := s.statuses.visibleViews(ctx, v, ids, readFeed)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +296,7 @@ func (s *Interactions) Context(ctx context.Context, v sparrow.Viewer, id sparrow
 		}
 	}
 	walk(id)
-	views, err := s.statuses.visibleViews(ctx, v, append(slices.Clone(up), down...))
+	views, err := s.statuses.visibleViews(ctx, v, append(slices.Clone(up), down...), readFeed)
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +318,13 @@ func (s *Interactions) Context(ctx context.Context, v sparrow.Viewer, id sparrow
 // with its fixed page and counters; a deleted one is removed (kept count −1,
 // ever count unchanged). Idempotent.
 func (s *Interactions) HandleReferences(ctx context.Context, e sparrow.Event) error {
-	var p sparrow.StatusPayload
-	if e.Decode(&p) != nil || p.Status == nil {
+	if e.Type != sparrow.EvStatusCreated && e.Type != sparrow.EvStatusDeleted {
 		return nil
 	}
-	st := p.Status
+	st, err := e.DecodeStatus()
+	if err != nil {
+		return err
+	}
 	refs := []struct {
 		ref  sparrow.ID
 		kind sparrow.RefKind

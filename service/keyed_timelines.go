@@ -78,18 +78,17 @@ func NewKeyedFeeds(d Deps) *KeyedFeeds { return &KeyedFeeds{store: d.KeyedFeeds}
 // feeds, and its day to the public directory first, so that a reader never
 // misses a bucket) and status.deleted (remove it from the same feeds, computed
 // from the payload's status as it was). Other events are ignored; malformed
-// payloads are dropped. Idempotent: adds and removals are set operations. A
+// payloads are dead letters (sparrow.ErrMalformedEvent). Idempotent: adds and removals are set operations. A
 // deletion handled before its creation leaves a row that reads drop, since
 // they skip deleted statuses.
 func (k *KeyedFeeds) Handle(ctx context.Context, e sparrow.Event) error {
 	if e.Type != sparrow.EvStatusCreated && e.Type != sparrow.EvStatusDeleted {
 		return nil
 	}
-	var p sparrow.StatusPayload
-	if err := e.Decode(&p); err != nil || p.Status == nil {
-		return nil
+	st, err := e.DecodeStatus()
+	if err != nil {
+		return err
 	}
-	st := p.Status
 	keys, public := keyedStatusKeys(st)
 	if len(keys) == 0 {
 		return nil
@@ -205,33 +204,28 @@ func (t *Timelines) keyedRead(ctx context.Context, v sparrow.Viewer, p sparrow.P
 }
 
 // keyedViews turns feed items into the views v may see, in order: items by
-// accounts v blocks, mutes or is blocked by are dropped before loading, then
-// statuses that are gone or that v may not see.
+// accounts v blocks, mutes or is blocked by are dropped before loading (one
+// read of v's rows on v's shard, one of the authors' block rows per store),
+// then the rest is loaded with one multi-get and hydrated in feed mode.
 func (t *Timelines) keyedViews(ctx context.Context, v sparrow.Viewer, items []sparrow.FeedItem) ([]*sparrow.StatusView, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
-	if !v.Anonymous() {
-		var authors []sparrow.ID
-		for _, it := range items {
-			if it.Author != v.AccountID && !slices.Contains(authors, it.Author) {
-				authors = append(authors, it.Author)
-			}
-		}
-		rows, err := t.d.Relations.RelationRows(ctx, v.AccountID, authors)
-		if err != nil {
-			return nil, err
-		}
-		items = slices.DeleteFunc(slices.Clone(items), func(it sparrow.FeedItem) bool {
-			_, blocking := rows.Blocking[it.Author]
-			_, blocked := rows.BlockedBy[it.Author]
-			_, muting := rows.Muting[it.Author]
-			return blocking || blocked || muting
-		})
+	acc := t.statuses.policy.access(v)
+	authors := make([]sparrow.ID, len(items))
+	for i, it := range items {
+		authors[i] = it.Author
 	}
+	if err := acc.ensure(ctx, authors, true); err != nil {
+		return nil, err
+	}
+	items = slices.DeleteFunc(slices.Clone(items), func(it sparrow.FeedItem) bool { return acc.hides(it.Author) })
 	ids := make([]sparrow.ID, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
+	}
+	if len(ids) == 0 {
+		return nil, nil
 	}
 	got, err := t.d.Statuses.Statuses(ctx, ids)
 	if err != nil {
@@ -243,20 +237,11 @@ func (t *Timelines) keyedViews(ctx context.Context, v sparrow.Viewer, items []sp
 	}
 	sts := make([]*sparrow.Status, 0, len(items))
 	for _, id := range ids {
-		st := byID[id]
-		if st == nil {
-			continue
-		}
-		if ok, err := t.statuses.vis.canSee(ctx, v, st); err != nil {
-			return nil, err
-		} else if ok {
+		if st := byID[id]; st != nil {
 			sts = append(sts, st)
 		}
 	}
-	if len(sts) == 0 {
-		return nil, nil
-	}
-	return t.statuses.views(ctx, v, sts)
+	return t.statuses.hydrate(ctx, acc, sts, readFeed)
 }
 
 // Bounds of keyedFill. A page stops early once it holds something after

@@ -74,11 +74,10 @@ func (n *Notifications) Handle(ctx context.Context, e sparrow.Event) error {
 // not notify a parent author who does not follow; a direct one notifies only
 // the mentioned). Reblogs notify nobody here.
 func (n *Notifications) notifMentions(ctx context.Context, e sparrow.Event) ([]sparrow.Notification, error) {
-	var p sparrow.StatusPayload
-	if err := e.Decode(&p); err != nil || p.Status == nil {
-		return nil, nil
+	st, err := e.DecodeStatus()
+	if err != nil {
+		return nil, err
 	}
-	st := p.Status
 	if st.Deleted() || st.ReblogOfID != 0 {
 		return nil, nil
 	}
@@ -93,8 +92,10 @@ func (n *Notifications) notifMentions(ctx context.Context, e sparrow.Event) ([]s
 			continue
 		}
 		seen[r] = true
-		ok, err := n.statuses.vis.canSee(ctx, sparrow.Viewer{AccountID: r}, st)
-		if err == nil && ok {
+		acc := n.statuses.policy.access(sparrow.Viewer{AccountID: r})
+		err := acc.ensureFor(ctx, []*sparrow.Status{st}, false)
+		ok := err == nil && acc.canSee(st)
+		if ok {
 			ok, err = n.notifAllowed(ctx, r, st.AccountID, sparrow.NotifyMention)
 		}
 		if err != nil {
@@ -107,27 +108,42 @@ func (n *Notifications) notifMentions(ctx context.Context, e sparrow.Event) ([]s
 	return out, nil
 }
 
-// notifFollows builds the follow notifications of the active follow edges of
-// an edges.changed event. The event does not carry the previous state, so
-// every active follow edge is a candidate; its key holds the edge id, which
-// is renewed only by an activation, so that option changes of an existing
-// follow (same edge id) add nothing.
+// notifFollows builds the follow and follow_request notifications of the
+// active follow and follow-request edges of an edges.changed event. The
+// event does not carry the previous state, so every active edge is a
+// candidate; its key holds the edge id, which is renewed only by an
+// activation, so that option changes of an existing follow (same edge id)
+// add nothing. A follow that ends a follow request in the same event is an
+// authorization, which the followed account made itself: as in Mastodon,
+// it notifies nobody.
 func (n *Notifications) notifFollows(ctx context.Context, e sparrow.Event) ([]sparrow.Notification, error) {
 	var p sparrow.EdgePayload
 	if err := e.Decode(&p); err != nil {
-		return nil, nil
+		return nil, err
 	}
 	var out []sparrow.Notification
 	for _, edge := range p.Edges {
-		if edge.Kind != sparrow.Follow || !edge.Active || edge.From == edge.To || edge.To == 0 {
+		if !edge.Active || edge.From == edge.To || edge.To == 0 {
 			continue
 		}
-		ok, err := n.notifAllowed(ctx, edge.To, edge.From, sparrow.NotifyFollow)
+		var typ sparrow.NotificationType
+		switch edge.Kind {
+		case sparrow.Follow:
+			typ = sparrow.NotifyFollow
+			if slices.ContainsFunc(p.Edges, func(o sparrow.Edge) bool { return o.Kind == sparrow.FollowRequest && o.To == edge.To && !o.Active }) {
+				continue // an authorized request
+			}
+		case sparrow.FollowRequest:
+			typ = sparrow.NotifyFollowRequest
+		default:
+			continue
+		}
+		ok, err := n.notifAllowed(ctx, edge.To, edge.From, typ)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			out = append(out, n.notifNew(edge.To, edge.From, sparrow.NotifyFollow, 0, fmt.Sprintf("follow:%d:%d", edge.From, edge.EdgeID), e))
+			out = append(out, n.notifNew(edge.To, edge.From, typ, 0, fmt.Sprintf("%s:%d:%d", typ, edge.From, edge.EdgeID), e))
 		}
 	}
 	return out, nil
@@ -217,10 +233,13 @@ func (n *Notifications) Clear(ctx context.Context, v sparrow.Viewer) error {
 	return n.d.Notifications.ClearNotifications(ctx, v.AccountID)
 }
 
-// notifViews hydrates notifications for v, in order: one RelationRows read
-// for v's blocks, one multi-get of statuses (hydrated by the statuses
-// service, which loads their accounts), and one multi-get of the senders
-// that hydration did not load already.
+// notifViews hydrates notifications for v, in order: one read of v's rows
+// with the senders (v's shard), one multi-get of statuses (hydrated by the
+// statuses service, which applies the visibility policy and loads their
+// accounts), and one multi-get of the senders that hydration did not load
+// already. Dropped: notifications from senders v blocks, whose status v may
+// not see (or that is gone), whose sender is gone, and follow requests that
+// are no longer pending.
 func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []sparrow.Notification) ([]*sparrow.NotificationView, error) {
 	if len(ns) == 0 {
 		return nil, nil
@@ -234,8 +253,8 @@ func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []s
 			statusIDs = append(statusIDs, x.StatusID)
 		}
 	}
-	rows, err := n.d.Relations.RelationRows(ctx, v.AccountID, senders)
-	if err != nil {
+	acc := n.statuses.policy.access(v)
+	if err := acc.ensure(ctx, senders, true); err != nil {
 		return nil, err
 	}
 	views := map[sparrow.ID]*sparrow.StatusView{}
@@ -245,24 +264,14 @@ func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []s
 		if err != nil {
 			return nil, err
 		}
-		var visible []*sparrow.Status
-		for _, st := range sts {
-			if ok, err := n.statuses.vis.canSee(ctx, v, st); err != nil {
-				return nil, err
-			} else if ok {
-				visible = append(visible, st)
-			}
+		svs, err := n.statuses.hydrate(ctx, acc, sts, readDirect)
+		if err != nil {
+			return nil, err
 		}
-		if len(visible) > 0 {
-			svs, err := n.statuses.views(ctx, v, visible)
-			if err != nil {
-				return nil, err
-			}
-			for _, sv := range svs {
-				views[sv.Status.ID] = sv
-				for id, a := range sv.Accounts {
-					accounts[id] = a
-				}
+		for _, sv := range svs {
+			views[sv.Status.ID] = sv
+			for id, a := range sv.Accounts {
+				accounts[id] = a
 			}
 		}
 	}
@@ -284,8 +293,11 @@ func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []s
 	out := make([]*sparrow.NotificationView, 0, len(ns))
 	for i := range ns {
 		x := &ns[i]
-		if _, blocking := rows.Blocking[x.From]; blocking || accounts[x.From] == nil {
+		if acc.rows.Blocking[x.From].Active || accounts[x.From] == nil {
 			continue
+		}
+		if x.Type == sparrow.NotifyFollowRequest && !acc.rows.RequestedBy[x.From].Active {
+			continue // authorized or rejected (the reverse copy on v's shard may lag: it only hides)
 		}
 		nv := &sparrow.NotificationView{Notification: x, Account: accounts[x.From]}
 		if x.StatusID != 0 {
@@ -300,11 +312,11 @@ func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []s
 
 // notifReblog notifies the original's author of a plain reblog.
 func (n *Notifications) notifReblog(ctx context.Context, e sparrow.Event) ([]sparrow.Notification, error) {
-	var p sparrow.StatusPayload
-	if err := e.Decode(&p); err != nil || p.Status == nil || p.Status.ReblogOfID == 0 {
-		return nil, nil
+	st, err := e.DecodeStatus()
+	if err != nil || st.ReblogOfID == 0 {
+		return nil, err
 	}
-	return n.notifAboutStatus(ctx, e, p.Status.ReblogOfID, p.Status.AccountID, sparrow.NotifyReblog, fmt.Sprintf("reblog:%d", p.Status.ID))
+	return n.notifAboutStatus(ctx, e, st.ReblogOfID, st.AccountID, sparrow.NotifyReblog, fmt.Sprintf("reblog:%d", st.ID))
 }
 
 // notifFavourites notifies statuses' authors of new favourites. Like follows,
@@ -312,7 +324,7 @@ func (n *Notifications) notifReblog(ctx context.Context, e sparrow.Event) ([]spa
 func (n *Notifications) notifFavourites(ctx context.Context, e sparrow.Event) ([]sparrow.Notification, error) {
 	var p sparrow.EdgePayload
 	if err := e.Decode(&p); err != nil {
-		return nil, nil
+		return nil, err
 	}
 	var out []sparrow.Notification
 	for _, edge := range p.Edges {

@@ -26,66 +26,107 @@ func needUser(v sparrow.Viewer) error {
 	return nil
 }
 
-// target checks that v may act on id: a real account that is not v.
-func (r *Relations) target(ctx context.Context, v sparrow.Viewer, id sparrow.ID, verb string) error {
+// target checks that v may act on id: a real account that is not v. It
+// returns the account.
+func (r *Relations) target(ctx context.Context, v sparrow.Viewer, id sparrow.ID, verb string) (*sparrow.Account, error) {
 	if err := needUser(v); err != nil {
-		return err
+		return nil, err
 	}
 	if id == v.AccountID {
-		return sparrow.Errorf(sparrow.EInvalid, "Validation failed: You cannot %s yourself", verb)
+		return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: You cannot %s yourself", verb)
 	}
-	_, err := r.d.Accounts.Account(ctx, id)
-	return err
+	return r.d.Accounts.Account(ctx, id)
 }
 
-// setEdges writes v's forward edges with an EvEdges event, and keeps the
-// following cache in step.
-func (r *Relations) setEdges(ctx context.Context, v sparrow.Viewer, kind sparrow.EdgeKind, changes []sparrow.EdgeChange) error {
-	now := r.d.Clock.Now().UTC()
-	changed, err := r.store.SetEdges(ctx, kind, v.AccountID, changes, now, func(edges []sparrow.Edge) []sparrow.Event {
-		return []sparrow.Event{sparrow.NewEvent(r.d.IDs.Next(v.AccountID.Shard()), sparrow.EvEdges, v.AccountID, sparrow.EdgePayload{Edges: edges}, now)}
+// setEdges writes from's forward edges (of any kinds, in one transaction)
+// with an EvEdges event, and keeps the following cache in step (see
+// invalidate). It returns the edges that changed.
+func (r *Relations) setEdges(ctx context.Context, from sparrow.ID, changes ...sparrow.EdgeChange) ([]sparrow.Edge, error) {
+	return setEdges(ctx, r.d, r.cache, from, changes...)
+}
+
+// setEdges is Relations.setEdges for the services and consumers that write
+// edges on behalf of an account.
+func setEdges(ctx context.Context, d Deps, cache *FollowingCache, from sparrow.ID, changes ...sparrow.EdgeChange) ([]sparrow.Edge, error) {
+	now := d.Clock.Now().UTC()
+	changed, err := d.Relations.SetEdges(ctx, from, changes, now, func(edges []sparrow.Edge) []sparrow.Event {
+		return []sparrow.Event{sparrow.NewEvent(d.IDs.Next(from.Shard()), sparrow.EvEdges, from, sparrow.EdgePayload{Edges: edges}, now)}
 	})
-	if err == nil && kind == sparrow.Follow && len(changed) > 0 {
-		_ = r.cache.Invalidate(ctx, v.AccountID)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	if cache != nil && slices.ContainsFunc(changed, func(e sparrow.Edge) bool { return e.Kind == sparrow.Follow }) {
+		cache.invalidate(ctx, from)
+	}
+	return changed, nil
 }
 
-// Follow follows target, refusing when either side blocks the other.
+// blocked reports whether a and b block each other in either direction, from
+// their own block rows (each on its owner's shard: the sources of truth).
+func (r *Relations) blocked(ctx context.Context, a, b sparrow.ID) (bool, error) {
+	for _, pair := range [][2]sparrow.ID{{a, b}, {b, a}} {
+		rows, err := r.store.Edges(ctx, sparrow.Block, pair[0], []sparrow.ID{pair[1]})
+		if err != nil {
+			return false, err
+		}
+		if rows[pair[1]].Active {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Follow follows target, refusing when either side blocks the other. A
+// locked target gets a follow request instead (until it authorizes it);
+// an existing follow only has its options updated.
 func (r *Relations) Follow(ctx context.Context, v sparrow.Viewer, target sparrow.ID, o sparrow.FollowOptions) (*sparrow.Relationship, error) {
-	if err := r.target(ctx, v, target, "follow"); err != nil {
-		return nil, err
-	}
-	// The forward block rows are the source of truth: read target's own shard.
-	theirs, err := r.store.Edges(ctx, sparrow.Block, target, []sparrow.ID{v.AccountID})
+	acct, err := r.target(ctx, v, target, "follow")
 	if err != nil {
 		return nil, err
 	}
-	mine, err := r.store.Edges(ctx, sparrow.Block, v.AccountID, []sparrow.ID{target})
-	if err != nil {
+	if blocked, err := r.blocked(ctx, v.AccountID, target); err != nil {
 		return nil, err
-	}
-	if theirs[v.AccountID].Active || mine[target].Active {
+	} else if blocked {
 		return nil, sparrow.Errorf(sparrow.EForbidden, "This action is not allowed")
 	}
-	if err := r.setEdges(ctx, v, sparrow.Follow, []sparrow.EdgeChange{{To: target, Active: true, Reblogs: o.Reblogs, Notify: o.Notify}}); err != nil {
+	mine, err := r.store.Edges(ctx, sparrow.Follow, v.AccountID, []sparrow.ID{target})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.setEdges(ctx, v.AccountID, followChanges(target, acct.Locked && !mine[target].Active, o.Reblogs, o.Notify)...); err != nil {
 		return nil, err
 	}
 	return r.one(ctx, v, target)
 }
 
-// Unfollow removes a follow (idempotent).
+// followChanges are the changes of a follow of target: a follow request if
+// request (a locked target not followed yet), else the follow itself, which
+// ends any request left from when target was locked.
+func followChanges(target sparrow.ID, request bool, reblogs, notify *bool) []sparrow.EdgeChange {
+	if request {
+		return []sparrow.EdgeChange{{Kind: sparrow.FollowRequest, To: target, Active: true, Reblogs: reblogs, Notify: notify}}
+	}
+	return []sparrow.EdgeChange{
+		{Kind: sparrow.FollowRequest, To: target, Active: false},
+		{Kind: sparrow.Follow, To: target, Active: true, Reblogs: reblogs, Notify: notify},
+	}
+}
+
+// Unfollow removes a follow, or withdraws a follow request (idempotent).
 func (r *Relations) Unfollow(ctx context.Context, v sparrow.Viewer, target sparrow.ID) (*sparrow.Relationship, error) {
-	if err := r.target(ctx, v, target, "unfollow"); err != nil {
+	if _, err := r.target(ctx, v, target, "unfollow"); err != nil {
 		return nil, err
 	}
-	if err := r.setEdges(ctx, v, sparrow.Follow, []sparrow.EdgeChange{{To: target, Active: false}}); err != nil {
+	if _, err := r.setEdges(ctx, v.AccountID, sparrow.EdgeChange{Kind: sparrow.Follow, To: target, Active: false},
+		sparrow.EdgeChange{Kind: sparrow.FollowRequest, To: target, Active: false}); err != nil {
 		return nil, err
 	}
 	return r.one(ctx, v, target)
 }
 
-// BulkFollow follows many accounts with one multi-row statement on v's shard.
+// BulkFollow follows many accounts with one multi-row statement on v's
+// shard: unknown, blocked and already followed accounts are skipped, locked
+// ones get follow requests.
 func (r *Relations) BulkFollow(ctx context.Context, v sparrow.Viewer, targets []sparrow.ID) ([]*sparrow.Relationship, error) {
 	if err := needUser(v); err != nil {
 		return nil, err
@@ -94,38 +135,154 @@ func (r *Relations) BulkFollow(ctx context.Context, v sparrow.Viewer, targets []
 		return nil, sparrow.Errorf(sparrow.EInvalid, "Too many ids: at most %d per call", sparrow.MaxBulk)
 	}
 	ids := dedupe(targets, v.AccountID)
-	existing, err := r.existing(ctx, ids)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	accs, err := r.d.Accounts.Accounts(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
+	locked := make(map[sparrow.ID]bool, len(accs))
+	for _, a := range accs {
+		locked[a.ID] = a.Locked
+	}
+	existing := slices.DeleteFunc(slices.Clone(ids), func(id sparrow.ID) bool { _, ok := locked[id]; return !ok })
 	rows, err := r.store.RelationRows(ctx, v.AccountID, existing)
+	if err != nil {
+		return nil, err
+	}
+	theirs, err := r.store.EdgesTo(ctx, sparrow.Block, existing, v.AccountID) // their own block rows
 	if err != nil {
 		return nil, err
 	}
 	var changes []sparrow.EdgeChange
 	for _, id := range existing {
-		if !rows.Blocking[id].Active && !rows.BlockedBy[id].Active && !rows.Following[id].Active {
-			changes = append(changes, sparrow.EdgeChange{To: id, Active: true})
+		if !rows.Blocking[id].Active && !theirs[id].Active && !rows.Following[id].Active && !rows.Requested[id].Active {
+			changes = append(changes, followChanges(id, locked[id], nil, nil)...)
 		}
 	}
 	if len(changes) > 0 {
-		if err := r.setEdges(ctx, v, sparrow.Follow, changes); err != nil {
+		if _, err := r.setEdges(ctx, v.AccountID, changes...); err != nil {
 			return nil, err
 		}
 	}
 	return r.relationships(ctx, v, existing)
 }
 
-// Block blocks target and drops v's follow of it; the target side drops its
-// follow of v when the event reaches it (consumer, on the target's shard).
+// FollowRequests pages the accounts that ask to follow v, newest first: the
+// reverse rows on v's shard, each confirmed by the requester's own row (a
+// withdrawn request is not listed while the reverse copy lags), without the
+// accounts v blocks or that block v.
+func (r *Relations) FollowRequests(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]sparrow.AccountEdge, error) {
+	if err := needUser(v); err != nil {
+		return nil, err
+	}
+	edges, err := r.store.ListReverse(ctx, sparrow.FollowRequest, v.AccountID, p.Normalize(80))
+	if err != nil || len(edges) == 0 {
+		return nil, err
+	}
+	from := make([]sparrow.ID, len(edges))
+	for i, e := range edges {
+		from[i] = e.From
+	}
+	pending, err := r.store.EdgesTo(ctx, sparrow.FollowRequest, from, v.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := r.store.EdgesTo(ctx, sparrow.Block, from, v.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.store.RelationRows(ctx, v.AccountID, from)
+	if err != nil {
+		return nil, err
+	}
+	edges = slices.DeleteFunc(edges, func(e sparrow.Edge) bool {
+		return !pending[e.From].Active || blocks[e.From].Active || rows.Blocking[e.From].Active
+	})
+	return r.hydrateEdges(ctx, edges, nil, func(e sparrow.Edge) sparrow.ID { return e.From })
+}
+
+// AuthorizeFollowRequest turns requester's pending request into a follow of
+// v, in one transaction on requester's shard (where both rows live), with
+// the options requested. The transaction checks that the request is still
+// pending, so that a request withdrawn meanwhile never becomes a follow.
+func (r *Relations) AuthorizeFollowRequest(ctx context.Context, v sparrow.Viewer, requester sparrow.ID) (*sparrow.Relationship, error) {
+	if err := needUser(v); err != nil {
+		return nil, err
+	}
+	if err := authorizeFollow(ctx, r.d, r.store, requester, v.AccountID); err != nil {
+		return nil, err
+	}
+	rel, err := r.one(ctx, v, requester)
+	if rel != nil {
+		rel.FollowedBy, rel.RequestedBy = true, false // as committed; v's reverse copies catch up later
+	}
+	return rel, err
+}
+
+// authorizeFollow turns requester's pending request to follow target into
+// the follow (see AuthorizeFollowRequest); ENotFound if there is no pending
+// request, or if either blocks the other.
+func authorizeFollow(ctx context.Context, d Deps, store sparrow.RelationStore, requester, target sparrow.ID) error {
+	req, err := store.Edges(ctx, sparrow.FollowRequest, requester, []sparrow.ID{target})
+	if err != nil {
+		return err
+	}
+	e := req[target]
+	if !e.Active {
+		return notFound
+	}
+	for _, pair := range [][2]sparrow.ID{{requester, target}, {target, requester}} {
+		rows, err := store.Edges(ctx, sparrow.Block, pair[0], []sparrow.ID{pair[1]})
+		if err != nil {
+			return err
+		}
+		if rows[pair[1]].Active {
+			return notFound
+		}
+	}
+	pending := true
+	_, err = setEdges(ctx, d, nil, requester,
+		sparrow.EdgeChange{Kind: sparrow.FollowRequest, To: target, Active: false, Expect: &pending},
+		sparrow.EdgeChange{Kind: sparrow.Follow, To: target, Active: true, Reblogs: &e.Reblogs, Notify: &e.Notify})
+	if sparrow.IsKind(err, sparrow.EConflict) {
+		return notFound
+	}
+	return err
+}
+
+// RejectFollowRequest drops requester's pending request, on requester's shard.
+func (r *Relations) RejectFollowRequest(ctx context.Context, v sparrow.Viewer, requester sparrow.ID) (*sparrow.Relationship, error) {
+	if err := needUser(v); err != nil {
+		return nil, err
+	}
+	pending := true
+	_, err := r.setEdges(ctx, requester, sparrow.EdgeChange{Kind: sparrow.FollowRequest, To: v.AccountID, Active: false, Expect: &pending})
+	if sparrow.IsKind(err, sparrow.EConflict) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	rel, err := r.one(ctx, v, requester)
+	if rel != nil {
+		rel.RequestedBy = false // as committed
+	}
+	return rel, err
+}
+
+// Block blocks target and, in the same transaction on v's shard, ends v's
+// follow of target and v's follow request to it. Target's follow of v and
+// its request end when the event reaches target's shard (FollowerSync);
+// meanwhile every read decides from v's block row, which hides everything.
 func (r *Relations) Block(ctx context.Context, v sparrow.Viewer, target sparrow.ID) (*sparrow.Relationship, error) {
-	if err := r.target(ctx, v, target, "block"); err != nil {
+	if _, err := r.target(ctx, v, target, "block"); err != nil {
 		return nil, err
 	}
-	if err := r.setEdges(ctx, v, sparrow.Block, []sparrow.EdgeChange{{To: target, Active: true}}); err != nil {
-		return nil, err
-	}
-	if err := r.setEdges(ctx, v, sparrow.Follow, []sparrow.EdgeChange{{To: target, Active: false}}); err != nil {
+	if _, err := r.setEdges(ctx, v.AccountID, sparrow.EdgeChange{Kind: sparrow.Block, To: target, Active: true},
+		sparrow.EdgeChange{Kind: sparrow.Follow, To: target, Active: false},
+		sparrow.EdgeChange{Kind: sparrow.FollowRequest, To: target, Active: false}); err != nil {
 		return nil, err
 	}
 	return r.one(ctx, v, target)
@@ -133,10 +290,10 @@ func (r *Relations) Block(ctx context.Context, v sparrow.Viewer, target sparrow.
 
 // Unblock removes a block.
 func (r *Relations) Unblock(ctx context.Context, v sparrow.Viewer, target sparrow.ID) (*sparrow.Relationship, error) {
-	if err := r.target(ctx, v, target, "unblock"); err != nil {
+	if _, err := r.target(ctx, v, target, "unblock"); err != nil {
 		return nil, err
 	}
-	if err := r.setEdges(ctx, v, sparrow.Block, []sparrow.EdgeChange{{To: target, Active: false}}); err != nil {
+	if _, err := r.setEdges(ctx, v.AccountID, sparrow.EdgeChange{Kind: sparrow.Block, To: target, Active: false}); err != nil {
 		return nil, err
 	}
 	return r.one(ctx, v, target)
@@ -144,10 +301,10 @@ func (r *Relations) Unblock(ctx context.Context, v sparrow.Viewer, target sparro
 
 // Mute mutes target (and its notifications if asked).
 func (r *Relations) Mute(ctx context.Context, v sparrow.Viewer, target sparrow.ID, notifications bool) (*sparrow.Relationship, error) {
-	if err := r.target(ctx, v, target, "mute"); err != nil {
+	if _, err := r.target(ctx, v, target, "mute"); err != nil {
 		return nil, err
 	}
-	if err := r.setEdges(ctx, v, sparrow.Mute, []sparrow.EdgeChange{{To: target, Active: true, Notify: &notifications}}); err != nil {
+	if _, err := r.setEdges(ctx, v.AccountID, sparrow.EdgeChange{Kind: sparrow.Mute, To: target, Active: true, Notify: &notifications}); err != nil {
 		return nil, err
 	}
 	return r.one(ctx, v, target)
@@ -155,10 +312,10 @@ func (r *Relations) Mute(ctx context.Context, v sparrow.Viewer, target sparrow.I
 
 // Unmute removes a mute.
 func (r *Relations) Unmute(ctx context.Context, v sparrow.Viewer, target sparrow.ID) (*sparrow.Relationship, error) {
-	if err := r.target(ctx, v, target, "unmute"); err != nil {
+	if _, err := r.target(ctx, v, target, "unmute"); err != nil {
 		return nil, err
 	}
-	if err := r.setEdges(ctx, v, sparrow.Mute, []sparrow.EdgeChange{{To: target, Active: false}}); err != nil {
+	if _, err := r.setEdges(ctx, v.AccountID, sparrow.EdgeChange{Kind: sparrow.Mute, To: target, Active: false}); err != nil {
 		return nil, err
 	}
 	return r.one(ctx, v, target)
@@ -198,7 +355,8 @@ func (r *Relations) relationships(ctx context.Context, v sparrow.Viewer, ids []s
 		f := rows.Following[id]
 		out = append(out, &sparrow.Relationship{ID: id, Following: f.Active, ShowingReblogs: f.Active && f.Reblogs,
 			Notifying: f.Active && f.Notify, FollowedBy: rows.FollowedBy[id].Active, Blocking: rows.Blocking[id].Active,
-			BlockedBy: rows.BlockedBy[id].Active, Muting: rows.Muting[id].Active, MutingNotifs: rows.Muting[id].Active && rows.Muting[id].Notify})
+			BlockedBy: rows.BlockedBy[id].Active, Muting: rows.Muting[id].Active, MutingNotifs: rows.Muting[id].Active && rows.Muting[id].Notify,
+			Requested: rows.Requested[id].Active, RequestedBy: rows.RequestedBy[id].Active})
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/binary"
+	"log/slog"
 	"slices"
 	"strconv"
 	"time"
@@ -19,14 +20,19 @@ type FollowingCache struct {
 	kv    sparrow.KV
 	store sparrow.RelationStore
 	ttl   time.Duration
+	log   *slog.Logger
 }
 
-// NewFollowingCache returns a cache over store in kv.
-func NewFollowingCache(kv sparrow.KV, store sparrow.RelationStore, ttl time.Duration) *FollowingCache {
+// NewFollowingCache returns a cache over store in kv; log (nil: discard)
+// receives failed invalidations.
+func NewFollowingCache(kv sparrow.KV, store sparrow.RelationStore, ttl time.Duration, log *slog.Logger) *FollowingCache {
 	if ttl <= 0 {
 		ttl = 30 * time.Minute
 	}
-	return &FollowingCache{kv: kv, store: store, ttl: ttl}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &FollowingCache{kv: kv, store: store, ttl: ttl, log: log}
 }
 
 func followingKey(id sparrow.ID) string { return "fset:" + strconv.FormatInt(int64(id), 10) }
@@ -60,6 +66,17 @@ func (c *FollowingCache) Follows(ctx context.Context, from, to sparrow.ID) (bool
 	}
 	_, found := slices.BinarySearch(ids, to)
 	return found, nil
+}
+
+// invalidate drops the cached sets of ids at once, best effort: a failure is
+// logged, and the bus consumer CacheInvalidation drops them when the write's
+// event arrives. No privacy decision reads this cache (visibility.go), so a
+// late invalidation only delays a change of which candidates a home page
+// looks at.
+func (c *FollowingCache) invalidate(ctx context.Context, ids ...sparrow.ID) {
+	if err := c.Invalidate(ctx, ids...); err != nil {
+		c.log.Warn("following cache: invalidation failed; the bus consumer retries it", "accounts", ids, "err", err)
+	}
 }
 
 // Invalidate drops the cached set of id (after its follows change).

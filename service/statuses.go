@@ -11,9 +11,9 @@ import (
 
 // Statuses implements sparrow.StatusService.
 type Statuses struct {
-	d   Deps
-	c   Config
-	vis visibility
+	d      Deps
+	c      Config
+	policy policy
 }
 
 var _ sparrow.StatusService = (*Statuses)(nil)
@@ -39,11 +39,11 @@ func (s *Statuses) visible(ctx context.Context, v sparrow.Viewer, id sparrow.ID)
 	if err != nil {
 		return nil, err
 	}
-	ok, err := s.vis.canSee(ctx, v, st)
-	if err != nil {
+	acc := s.policy.access(v)
+	if err := acc.ensureFor(ctx, []*sparrow.Status{st}, false); err != nil {
 		return nil, err
 	}
-	if !ok {
+	if !acc.canSee(st) {
 		return nil, notFound
 	}
 	return st, nil
@@ -94,24 +94,34 @@ func (s *Statuses) Post(ctx context.Context, v sparrow.Viewer, p sparrow.PostSta
 		}
 		st.QuoteID = quoted.ID
 	}
-	mentioned, err := s.resolveMentions(ctx, p.Text)
+	mentions, err := s.resolveMentions(ctx, v.AccountID, p.Text)
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range mentioned {
-		st.Mentions = append(st.Mentions, a.ID)
-	}
+	st.Mentions = mentions
 	ev := sparrow.NewEvent(s.d.IDs.Next(st.ID.Shard()), sparrow.EvStatusCreated, st.ID, sparrow.StatusPayload{Status: st}, now)
-	stored, _, err := s.d.Statuses.CreateStatus(ctx, sparrow.NewStatus{Status: st, IdempotencyKey: p.IdempotencyKey}, ev)
+	stored, _, err := s.d.Statuses.CreateStatus(ctx, sparrow.NewStatus{Status: st, IdempotencyKey: clientKey(p.IdempotencyKey)}, ev)
 	if err != nil {
 		return nil, err
 	}
-	return s.view(ctx, v, stored)
+	return s.view(ctx, v, stored, readOwn)
 }
 
-// resolveMentions maps the text's @usernames to existing local accounts.
-func (s *Statuses) resolveMentions(ctx context.Context, text string) ([]*sparrow.Account, error) {
-	var out []*sparrow.Account
+// clientKey namespaces an Idempotency-Key sent by a client ("" stays ""),
+// apart from the keys Sparrow uses itself (reblogKey).
+func clientKey(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "u:" + key
+}
+
+// resolveMentions maps the text's @usernames to existing local accounts,
+// leaving out those that block the author (read from their own block rows):
+// as in Mastodon, an account cannot reach the one that blocks it by
+// mentioning it (no mention, no notification, no access to a direct status).
+func (s *Statuses) resolveMentions(ctx context.Context, author sparrow.ID, text string) ([]sparrow.ID, error) {
+	var out []sparrow.ID
 	for _, name := range parseMentions(text, s.c.Domain) {
 		a, err := s.d.Accounts.AccountByUsername(ctx, name)
 		if sparrow.IsKind(err, sparrow.ENotFound) {
@@ -120,18 +130,27 @@ func (s *Statuses) resolveMentions(ctx context.Context, text string) ([]*sparrow
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, a)
+		if !slices.Contains(out, a.ID) {
+			out = append(out, a.ID)
+		}
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	blocks, err := s.d.Relations.EdgesTo(ctx, sparrow.Block, out, author)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(out, func(id sparrow.ID) bool { return blocks[id].Active }), nil
 }
 
 // Status returns a status v may see.
 func (s *Statuses) Status(ctx context.Context, v sparrow.Viewer, id sparrow.ID) (*sparrow.StatusView, error) {
-	st, err := s.visible(ctx, v, id)
+	st, err := s.d.Statuses.Status(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return s.view(ctx, v, st)
+	return s.view(ctx, v, st, readDirect)
 }
 
 // own loads v's own live status, or ENotFound (as Mastodon answers for
@@ -171,7 +190,7 @@ func (s *Statuses) Edit(ctx context.Context, v sparrow.Viewer, id sparrow.ID, e 
 	if err != nil {
 		return nil, err
 	}
-	return s.view(ctx, v, edited)
+	return s.view(ctx, v, edited, readOwn)
 }
 
 // Delete tombstones v's own status with a status.deleted event.
@@ -186,7 +205,7 @@ func (s *Statuses) Delete(ctx context.Context, v sparrow.Viewer, id sparrow.ID) 
 	if err != nil {
 		return nil, err
 	}
-	return s.view(ctx, v, old)
+	return s.view(ctx, v, old, readOwn)
 }
 
 // History returns the revisions of a visible status and its author.
@@ -203,13 +222,15 @@ func (s *Statuses) History(ctx context.Context, v sparrow.Viewer, id sparrow.ID)
 	return edits, author, err
 }
 
-// AccountStatuses returns an account's profile feed as v may see it.
+// AccountStatuses returns an account's profile feed as v may see it: empty
+// if the account blocks v, as in Mastodon.
 func (s *Statuses) AccountStatuses(ctx context.Context, v sparrow.Viewer, accountID sparrow.ID, f sparrow.StatusFilter, p sparrow.Page) ([]*sparrow.StatusView, error) {
 	if _, err := s.d.Accounts.Account(ctx, accountID); err != nil {
 		return nil, err
 	}
-	vis, err := s.vis.profileVisibilities(ctx, v, accountID)
-	if err != nil {
+	acc := s.policy.access(v)
+	vis, ok, err := acc.profileVisibilities(ctx, accountID)
+	if err != nil || !ok {
 		return nil, err
 	}
 	f.Visibilities = vis
@@ -217,11 +238,12 @@ func (s *Statuses) AccountStatuses(ctx context.Context, v sparrow.Viewer, accoun
 	if err != nil {
 		return nil, err
 	}
-	return s.views(ctx, v, sts)
+	return s.hydrate(ctx, acc, sts, readDirect)
 }
 
-// visibleViews loads the statuses among ids that v may see, hydrated, by id.
-func (s *Statuses) visibleViews(ctx context.Context, v sparrow.Viewer, ids []sparrow.ID) (map[sparrow.ID]*sparrow.StatusView, error) {
+// visibleViews loads the statuses among ids that v may see, hydrated for the
+// mode (readDirect or readFeed), by id.
+func (s *Statuses) visibleViews(ctx context.Context, v sparrow.Viewer, ids []sparrow.ID, mode readMode) (map[sparrow.ID]*sparrow.StatusView, error) {
 	out := map[sparrow.ID]*sparrow.StatusView{}
 	if len(ids) == 0 {
 		return out, nil
@@ -230,23 +252,16 @@ func (s *Statuses) visibleViews(ctx context.Context, v sparrow.Viewer, ids []spa
 	if err != nil {
 		return nil, err
 	}
-	var keep []*sparrow.Status
-	for _, st := range sts {
-		if ok, err := s.vis.canSee(ctx, v, st); err != nil {
-			return nil, err
-		} else if ok {
-			keep = append(keep, st)
-		}
-	}
-	views, err := s.views(ctx, v, keep)
+	views, err := s.hydrate(ctx, s.policy.access(v), sts, mode)
 	for _, sv := range views {
 		out[sv.Status.ID] = sv
 	}
 	return out, err
 }
 
-func (s *Statuses) view(ctx context.Context, v sparrow.Viewer, st *sparrow.Status) (*sparrow.StatusView, error) {
-	views, err := s.hydrate(ctx, v, []*sparrow.Status{st}, true)
+// view hydrates one status for v, or ENotFound if v may not see it.
+func (s *Statuses) view(ctx context.Context, v sparrow.Viewer, st *sparrow.Status, mode readMode) (*sparrow.StatusView, error) {
+	views, err := s.hydrate(ctx, s.policy.access(v), []*sparrow.Status{st}, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -256,16 +271,28 @@ func (s *Statuses) view(ctx context.Context, v sparrow.Viewer, st *sparrow.Statu
 	return views[0], nil
 }
 
-func (s *Statuses) views(ctx context.Context, v sparrow.Viewer, sts []*sparrow.Status) ([]*sparrow.StatusView, error) {
-	return s.hydrate(ctx, v, sts, false)
-}
+// readMode says what hydrate checks of the statuses it is given.
+type readMode int
+
+const (
+	// readDirect: statuses asked for one by one or by id (GET, favourites,
+	// notifications, profile feeds): those v may not see are dropped.
+	readDirect readMode = iota
+	// readFeed: lists (home, public, tag, object, threads, comment pages):
+	// also those of accounts v blocks or mutes, or that block v.
+	readFeed
+	// readOwn: v's own statuses as just written, a tombstone included: kept
+	// without a check (their references are still checked).
+	readOwn
+)
 
 // hydrate builds views with one multi-get of referenced statuses and one of
-// accounts. Reblogs whose original is gone or hidden from v are dropped
-// (seed 001: plain reblogs of a deleted status disappear); a quote that is
-// gone or hidden renders as deleted. keepTombstones keeps deleted statuses
-// themselves (the answer to a DELETE).
-func (s *Statuses) hydrate(ctx context.Context, v sparrow.Viewer, sts []*sparrow.Status, keepTombstones bool) ([]*sparrow.StatusView, error) {
+// accounts, keeping what acc's viewer may see in the given mode (the
+// policy's rules, decided from the sources of truth: see visibility.go).
+// Reblogs whose original is gone or hidden from v are dropped (seed 001:
+// plain reblogs of a deleted status disappear); a quote that is gone or
+// hidden renders as deleted.
+func (s *Statuses) hydrate(ctx context.Context, acc *access, sts []*sparrow.Status, mode readMode) ([]*sparrow.StatusView, error) {
 	var refIDs []sparrow.ID
 	for _, st := range sts {
 		for _, id := range []sparrow.ID{st.ReblogOfID, st.QuoteID} {
@@ -274,22 +301,33 @@ func (s *Statuses) hydrate(ctx context.Context, v sparrow.Viewer, sts []*sparrow
 			}
 		}
 	}
-	refs := map[sparrow.ID]*sparrow.Status{}
+	var loaded []*sparrow.Status
 	if len(refIDs) > 0 {
 		got, err := s.d.Statuses.Statuses(ctx, refIDs)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range got {
-			if ok, err := s.vis.canSee(ctx, v, r); err != nil {
-				return nil, err
-			} else if ok {
-				refs[r.ID] = r
-			}
+		loaded = got
+	}
+	feed := mode == readFeed
+	if err := acc.ensureFor(ctx, append(slices.Clone(sts), loaded...), feed); err != nil {
+		return nil, err
+	}
+	admitted := func(st *sparrow.Status) bool { return acc.canSee(st) && !(feed && acc.hides(st.AccountID)) }
+	refs := map[sparrow.ID]*sparrow.Status{}
+	for _, r := range loaded {
+		if admitted(r) {
+			refs[r.ID] = r
+		}
+	}
+	var keep []*sparrow.Status
+	for _, st := range sts {
+		if mode == readOwn || admitted(st) {
+			keep = append(keep, st)
 		}
 	}
 	accIDs := map[sparrow.ID]bool{}
-	for _, st := range append(slices.Clone(sts), mapValues(refs)...) {
+	for _, st := range append(slices.Clone(keep), mapValues(refs)...) {
 		accIDs[st.AccountID] = true
 		for _, m := range st.Mentions {
 			accIDs[m] = true
@@ -307,7 +345,7 @@ func (s *Statuses) hydrate(ctx context.Context, v sparrow.Viewer, sts []*sparrow
 	for _, a := range accs {
 		byID[a.ID] = a
 	}
-	favourited, reblogged, err := s.interactionsOf(ctx, v, sts, refs)
+	favourited, reblogged, err := s.interactionsOf(ctx, acc.v, keep, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -315,8 +353,8 @@ func (s *Statuses) hydrate(ctx context.Context, v sparrow.Viewer, sts []*sparrow
 		return &sparrow.StatusView{Status: st, Accounts: byID, Favourited: favourited[st.ID], Reblogged: reblogged[st.ID]}
 	}
 	var out []*sparrow.StatusView
-	for _, st := range sts {
-		if st.Deleted() && !keepTombstones || byID[st.AccountID] == nil {
+	for _, st := range keep {
+		if byID[st.AccountID] == nil {
 			continue
 		}
 		sv := mk(st)

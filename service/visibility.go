@@ -7,53 +7,197 @@ import (
 	"sparrow"
 )
 
-// visibility is the read policy of statuses (seed 002's RouteService rules for
-// privacy), applied to every read and written once for every backend.
-type visibility struct {
-	follows FollowChecker
+// The read policy of statuses (seed 002's RouteService rules for privacy),
+// applied to every read and written once for every backend. Every decision
+// is made from the sources of truth, read when the decision is made:
+//
+//   - the viewer's own forward rows on the viewer's shard (follows, follow
+//     requests, blocks, mutes), which the viewer's writes commit to;
+//   - the authors' own forward block rows, on the authors' shards, which
+//     the authors' blocks commit to (the same stores as their statuses).
+//
+// Never from the following-set cache, the reverse tables (followers,
+// blocked_by), the inboxes or anything else the bus keeps: those lag behind
+// the writes, so a decision taken from them could show what a block, an
+// unfollow or a locked account has just hidden. They may only narrow what a
+// page looks at (which candidates to load), never widen what it shows.
+//
+// The rules, as Mastodon's:
+//   - deleted statuses: nobody;
+//   - anonymous viewers: public and unlisted statuses;
+//   - the author: everything of its own;
+//   - an author that blocks the viewer: nothing (404 on every surface);
+//   - public and unlisted: everyone else;
+//   - private: the accounts it mentions and the author's followers (a
+//     pending follow request is not a follow);
+//   - direct: the accounts it mentions.
+//
+// Feeds (home, public, tag, object, threads, comment pages) also hide the
+// statuses of accounts the viewer blocks or mutes, and reblogs of them.
+
+// policy reads the rows that privacy decisions need.
+type policy struct {
+	rel sparrow.RelationStore
 }
 
-// canSee reports whether v may see s:
-//   - public and unlisted: everyone;
-//   - private: the author, the accounts it mentions, and the author's followers;
-//   - direct: the author and the accounts it mentions;
-//   - deleted statuses: nobody.
-func (p visibility) canSee(ctx context.Context, v sparrow.Viewer, s *sparrow.Status) (bool, error) {
+// access is what one viewer may see of the authors it has loaded so far:
+// the viewer's own rows with each author and whether each author blocks
+// the viewer, all read from the sources of truth. One access serves one
+// request; it loads what a decision needs the first time it is needed
+// (ensure) and never serves a decision about an author it has not loaded
+// (it denies).
+type access struct {
+	p       policy
+	v       sparrow.Viewer
+	blocked map[sparrow.ID]bool // author → its block row points at v (loaded for every key)
+	rows    sparrow.RelationRows
+	rowsFor map[sparrow.ID]bool // authors whose rows with v are in rows
+}
+
+// access returns an empty access for v.
+func (p policy) access(v sparrow.Viewer) *access {
+	return &access{p: p, v: v, blocked: map[sparrow.ID]bool{}, rowsFor: map[sparrow.ID]bool{},
+		rows: sparrow.RelationRows{Following: map[sparrow.ID]sparrow.Edge{}, Requested: map[sparrow.ID]sparrow.Edge{},
+			Blocking: map[sparrow.ID]sparrow.Edge{}, Muting: map[sparrow.ID]sparrow.Edge{}, FollowedBy: map[sparrow.ID]sparrow.Edge{},
+			RequestedBy: map[sparrow.ID]sparrow.Edge{}, BlockedBy: map[sparrow.ID]sparrow.Edge{}}}
+}
+
+// ensure loads, for the authors not loaded yet, whether they block v (one
+// read per physical store of the authors) and, if withRows, v's rows with
+// them (one read on v's shard). Anonymous viewers and v itself need nothing.
+func (a *access) ensure(ctx context.Context, authors []sparrow.ID, withRows bool) error {
+	if a.v.Anonymous() {
+		return nil
+	}
+	var blocks, rows []sparrow.ID
+	for _, id := range authors {
+		if id == a.v.AccountID || id == 0 {
+			continue
+		}
+		if _, ok := a.blocked[id]; !ok && !slices.Contains(blocks, id) {
+			blocks = append(blocks, id)
+		}
+		if withRows && !a.rowsFor[id] && !slices.Contains(rows, id) {
+			rows = append(rows, id)
+		}
+	}
+	if len(blocks) > 0 {
+		got, err := a.p.rel.EdgesTo(ctx, sparrow.Block, blocks, a.v.AccountID)
+		if err != nil {
+			return err
+		}
+		for _, id := range blocks {
+			a.blocked[id] = got[id].Active
+		}
+	}
+	if len(rows) > 0 {
+		got, err := a.p.rel.RelationRows(ctx, a.v.AccountID, rows)
+		if err != nil {
+			return err
+		}
+		for _, pair := range []struct{ into, from map[sparrow.ID]sparrow.Edge }{
+			{a.rows.Following, got.Following}, {a.rows.Requested, got.Requested}, {a.rows.Blocking, got.Blocking},
+			{a.rows.Muting, got.Muting}, {a.rows.FollowedBy, got.FollowedBy}, {a.rows.RequestedBy, got.RequestedBy},
+			{a.rows.BlockedBy, got.BlockedBy},
+		} {
+			for id, e := range pair.from {
+				pair.into[id] = e
+			}
+		}
+		for _, id := range rows {
+			a.rowsFor[id] = true
+		}
+	}
+	return nil
+}
+
+// ensureFor loads what canSee needs for sts: the authors' block rows, and
+// v's rows with the authors of the private statuses v is neither the
+// author of nor mentioned in; for feeds, which also apply v's blocks and
+// mutes, v's rows with every author.
+func (a *access) ensureFor(ctx context.Context, sts []*sparrow.Status, feed bool) error {
+	if a.v.Anonymous() {
+		return nil
+	}
+	authors := make([]sparrow.ID, 0, len(sts))
+	var followed []sparrow.ID // whose Following row decides
+	for _, s := range sts {
+		authors = append(authors, s.AccountID)
+		if s.Visibility == sparrow.Private && s.AccountID != a.v.AccountID && !slices.Contains(s.Mentions, a.v.AccountID) {
+			followed = append(followed, s.AccountID)
+		}
+	}
+	if feed {
+		return a.ensure(ctx, authors, true)
+	}
+	if err := a.ensure(ctx, authors, false); err != nil {
+		return err
+	}
+	return a.ensure(ctx, followed, true)
+}
+
+// canSee reports whether v may see s (see the rules above). A decision
+// about an author that was not loaded is a denial.
+func (a *access) canSee(s *sparrow.Status) bool {
 	if s.Deleted() {
-		return false, nil
+		return false
 	}
-	switch s.Visibility {
-	case sparrow.Public, sparrow.Unlisted:
-		return true, nil
+	public := s.Visibility == sparrow.Public || s.Visibility == sparrow.Unlisted
+	if a.v.Anonymous() {
+		return public
 	}
-	if v.Anonymous() {
-		return false, nil
+	author := s.AccountID
+	if author == a.v.AccountID {
+		return true
 	}
-	if v.AccountID == s.AccountID || slices.Contains(s.Mentions, v.AccountID) {
-		return true, nil
+	if blocked, loaded := a.blocked[author]; blocked || !loaded {
+		return false
 	}
-	if s.Visibility == sparrow.Private && p.follows != nil {
-		return p.follows.Follows(ctx, v.AccountID, s.AccountID)
+	if public || slices.Contains(s.Mentions, a.v.AccountID) {
+		return true
 	}
-	return false, nil
+	return s.Visibility == sparrow.Private && a.rowsFor[author] && a.rows.Following[author].Active
+}
+
+// hides reports whether feeds hide author's statuses from v: v blocks or
+// mutes author, or author blocks v. A decision about an author whose rows
+// were not loaded hides.
+func (a *access) hides(author sparrow.ID) bool {
+	if a.v.Anonymous() || author == a.v.AccountID {
+		return false
+	}
+	if !a.rowsFor[author] || a.blocked[author] {
+		return true
+	}
+	return a.rows.Blocking[author].Active || a.rows.Muting[author].Active
+}
+
+// follows reports whether v actively follows author (its own Following
+// row, loaded with ensure(…, true)).
+func (a *access) follows(author sparrow.ID) bool {
+	return a.rowsFor[author] && a.rows.Following[author].Active
 }
 
 // profileVisibilities returns the visibilities of author's statuses that v
-// may list on the author's profile feed. Direct statuses never show on a
-// profile except the author's own.
-func (p visibility) profileVisibilities(ctx context.Context, v sparrow.Viewer, author sparrow.ID) ([]sparrow.Visibility, error) {
-	if !v.Anonymous() && v.AccountID == author {
-		return nil, nil // all
+// may list on the author's profile feed, and false if v may list none (the
+// author blocks v: Mastodon answers an empty list). Direct statuses never
+// show on a profile except the author's own.
+func (a *access) profileVisibilities(ctx context.Context, author sparrow.ID) ([]sparrow.Visibility, bool, error) {
+	if !a.v.Anonymous() && a.v.AccountID == author {
+		return nil, true, nil // all
 	}
 	vis := []sparrow.Visibility{sparrow.Public, sparrow.Unlisted}
-	if !v.Anonymous() && p.follows != nil {
-		ok, err := p.follows.Follows(ctx, v.AccountID, author)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			vis = append(vis, sparrow.Private)
-		}
+	if a.v.Anonymous() {
+		return vis, true, nil
 	}
-	return vis, nil
+	if err := a.ensure(ctx, []sparrow.ID{author}, true); err != nil {
+		return nil, false, err
+	}
+	if a.blocked[author] {
+		return nil, false, nil
+	}
+	if a.follows(author) {
+		vis = append(vis, sparrow.Private)
+	}
+	return vis, true, nil
 }

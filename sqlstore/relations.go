@@ -16,6 +16,8 @@ func edgeTables(k sparrow.EdgeKind) (fwd, rev string, err error) {
 	switch k {
 	case sparrow.Follow:
 		return "following", "followers", nil
+	case sparrow.FollowRequest:
+		return "follow_requests", "follow_requested_by", nil
 	case sparrow.Block:
 		return "blocks", "blocked_by", nil
 	case sparrow.Mute:
@@ -76,84 +78,116 @@ func queryEdges(ctx context.Context, q interface {
 	return out, rows.Err()
 }
 
-// SetEdges writes forward edge changes of one source in one transaction.
-func (s *Store) SetEdges(ctx context.Context, kind sparrow.EdgeKind, from sparrow.ID, changes []sparrow.EdgeChange, now time.Time, events func([]sparrow.Edge) []sparrow.Event) ([]sparrow.Edge, error) {
-	fwd, _, err := edgeTables(kind)
-	if err != nil || len(changes) == 0 {
-		return nil, err
+// SetEdges writes forward edge changes of one source, of any kinds, in one
+// transaction on the source's shard.
+func (s *Store) SetEdges(ctx context.Context, from sparrow.ID, changes []sparrow.EdgeChange, now time.Time, events func([]sparrow.Edge) []sparrow.Event) ([]sparrow.Edge, error) {
+	byKind := map[sparrow.EdgeKind][]sparrow.EdgeChange{}
+	var kinds []sparrow.EdgeKind // in order of first appearance
+	for _, c := range changes {
+		if _, _, err := edgeTables(c.Kind); err != nil {
+			return nil, err
+		}
+		if byKind[c.Kind] == nil {
+			kinds = append(kinds, c.Kind)
+		}
+		byKind[c.Kind] = append(byKind[c.Kind], c)
+	}
+	if len(kinds) == 0 {
+		return nil, nil
 	}
 	db := s.shards.ForID(from)
 	var changed []sparrow.Edge
-	err = db.txEvents(ctx, func(t *sql.Tx) ([]sparrow.Event, error) {
+	err := db.txEvents(ctx, func(t *sql.Tx) ([]sparrow.Event, error) {
 		changed = nil // a retried run starts over
-		targets := make([]sparrow.ID, len(changes))
-		for i, c := range changes {
-			targets[i] = c.To
-		}
-		existing, err := queryEdges(ctx, t, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE from_id = ? AND to_id IN ("+
-			placeholders(len(targets))+")"+forUpdate(db.Dialect), append([]any{int64(from)}, idArgs(targets)...)...)
-		if err != nil {
-			return nil, err
-		}
-		old := make(map[sparrow.ID]sparrow.Edge, len(existing))
-		for _, e := range existing {
-			old[e.To] = e
-		}
-		delta := 0
-		seen := map[sparrow.ID]bool{}
-		for _, c := range changes {
-			if seen[c.To] {
-				continue
+		for _, kind := range kinds {
+			got, err := s.setEdgesOf(ctx, db, t, kind, from, byKind[kind], now)
+			if err != nil {
+				return nil, err
 			}
-			seen[c.To] = true
-			prev, had := old[c.To]
-			next := sparrow.Edge{Kind: kind, From: from, To: c.To, Active: c.Active, At: now,
-				Reblogs: kind == sparrow.Follow, Notify: false}
-			if had {
-				next.Version, next.EdgeID, next.Reblogs, next.Notify = prev.Version, prev.EdgeID, prev.Reblogs, prev.Notify
-			}
-			if c.Reblogs != nil {
-				next.Reblogs = *c.Reblogs
-			}
-			if c.Notify != nil {
-				next.Notify = *c.Notify
-			}
-			if had && prev.Active == next.Active && prev.Reblogs == next.Reblogs && prev.Notify == next.Notify {
-				continue // nothing changes: idempotent
-			}
-			if !had && !next.Active {
-				continue // removing what never was
-			}
-			next.Version++
-			if next.Active && (!had || !prev.Active) {
-				next.EdgeID = s.ids.Next(from.Shard())
-				delta++
-			} else if !next.Active && had && prev.Active {
-				delta--
-			}
-			changed = append(changed, next)
+			changed = append(changed, got...)
 		}
 		if len(changed) == 0 {
 			return nil, nil
-		}
-		args := make([]any, 0, len(changed)*len(edgeCols))
-		for _, e := range changed {
-			args = append(args, edgeArgs(e)...)
-		}
-		if _, err := t.ExecContext(ctx, upsertSQL(db.Dialect, fwd, edgeCols, []string{"from_id", "to_id"},
-			[]string{"state", "version", "edge_id", "reblogs", "notify", "updated_at"}, len(changed)), args...); err != nil {
-			return nil, err
-		}
-		if kind == sparrow.Follow && delta != 0 {
-			if _, err := t.ExecContext(ctx, "UPDATE accounts SET following_count = CASE WHEN following_count + ? < 0 THEN 0 ELSE following_count + ? END WHERE id = ?",
-				delta, delta, int64(from)); err != nil {
-				return nil, err
-			}
 		}
 		return events(changed), nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	return changed, nil
+}
+
+// setEdgesOf applies the changes of one kind inside t and returns the edges
+// that changed.
+func (s *Store) setEdgesOf(ctx context.Context, db *DB, t *sql.Tx, kind sparrow.EdgeKind, from sparrow.ID, changes []sparrow.EdgeChange, now time.Time) ([]sparrow.Edge, error) {
+	fwd, _, _ := edgeTables(kind)
+	targets := make([]sparrow.ID, len(changes))
+	for i, c := range changes {
+		targets[i] = c.To
+	}
+	existing, err := queryEdges(ctx, t, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE from_id = ? AND to_id IN ("+
+		placeholders(len(targets))+")"+forUpdate(db.Dialect), append([]any{int64(from)}, idArgs(targets)...)...)
+	if err != nil {
+		return nil, err
+	}
+	old := make(map[sparrow.ID]sparrow.Edge, len(existing))
+	for _, e := range existing {
+		old[e.To] = e
+	}
+	var changed []sparrow.Edge
+	delta := 0
+	seen := map[sparrow.ID]bool{}
+	for _, c := range changes {
+		if seen[c.To] {
+			continue
+		}
+		seen[c.To] = true
+		prev, had := old[c.To]
+		if c.Expect != nil && *c.Expect != (had && prev.Active) {
+			return nil, sparrow.Errorf(sparrow.EConflict, "The %s is not in the expected state", kind)
+		}
+		next := sparrow.Edge{Kind: kind, From: from, To: c.To, Active: c.Active, At: now,
+			Reblogs: kind == sparrow.Follow || kind == sparrow.FollowRequest, Notify: false}
+		if had {
+			next.Version, next.EdgeID, next.Reblogs, next.Notify = prev.Version, prev.EdgeID, prev.Reblogs, prev.Notify
+		}
+		if c.Reblogs != nil {
+			next.Reblogs = *c.Reblogs
+		}
+		if c.Notify != nil {
+			next.Notify = *c.Notify
+		}
+		if had && prev.Active == next.Active && prev.Reblogs == next.Reblogs && prev.Notify == next.Notify {
+			continue // nothing changes: idempotent
+		}
+		if !had && !next.Active {
+			continue // removing what never was
+		}
+		next.Version++
+		if next.Active && (!had || !prev.Active) {
+			next.EdgeID = s.ids.Next(from.Shard())
+			delta++
+		} else if !next.Active && had && prev.Active {
+			delta--
+		}
+		changed = append(changed, next)
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(changed)*len(edgeCols))
+	for _, e := range changed {
+		args = append(args, edgeArgs(e)...)
+	}
+	if _, err := t.ExecContext(ctx, upsertSQL(db.Dialect, fwd, edgeCols, []string{"from_id", "to_id"},
+		[]string{"state", "version", "edge_id", "reblogs", "notify", "updated_at"}, len(changed)), args...); err != nil {
+		return nil, err
+	}
+	if kind == sparrow.Follow && delta != 0 {
+		if _, err := t.ExecContext(ctx, "UPDATE accounts SET following_count = CASE WHEN following_count + ? < 0 THEN 0 ELSE following_count + ? END WHERE id = ?",
+			delta, delta, int64(from)); err != nil {
+			return nil, err
+		}
 	}
 	return changed, nil
 }
@@ -368,11 +402,13 @@ func (s *Store) FollowingIDs(ctx context.Context, from sparrow.ID) ([]sparrow.ID
 }
 
 // RelationRows reads, in one round trip on viewer's shard, every row that a
-// Relationship needs for the given accounts: viewer's forward follows, blocks
-// and mutes, and the reverse follows and blocks that point at viewer.
+// Relationship needs for the given accounts: viewer's forward follows, follow
+// requests, blocks and mutes, and the reverse follows, follow requests and
+// blocks that point at viewer.
 func (s *Store) RelationRows(ctx context.Context, viewer sparrow.ID, ids []sparrow.ID) (sparrow.RelationRows, error) {
 	out := sparrow.RelationRows{Following: map[sparrow.ID]sparrow.Edge{}, FollowedBy: map[sparrow.ID]sparrow.Edge{},
-		Blocking: map[sparrow.ID]sparrow.Edge{}, BlockedBy: map[sparrow.ID]sparrow.Edge{}, Muting: map[sparrow.ID]sparrow.Edge{}}
+		Blocking: map[sparrow.ID]sparrow.Edge{}, BlockedBy: map[sparrow.ID]sparrow.Edge{}, Muting: map[sparrow.ID]sparrow.Edge{},
+		Requested: map[sparrow.ID]sparrow.Edge{}, RequestedBy: map[sparrow.ID]sparrow.Edge{}}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -387,6 +423,8 @@ func (s *Store) RelationRows(ctx context.Context, viewer sparrow.ID, ids []sparr
 		{"3", "blocks", "from_id", "to_id", out.Blocking, sparrow.Block},
 		{"4", "blocked_by", "to_id", "from_id", out.BlockedBy, sparrow.Block},
 		{"5", "mutes", "from_id", "to_id", out.Muting, sparrow.Mute},
+		{"6", "follow_requests", "from_id", "to_id", out.Requested, sparrow.FollowRequest},
+		{"7", "follow_requested_by", "to_id", "from_id", out.RequestedBy, sparrow.FollowRequest},
 	}
 	var q string
 	var args []any

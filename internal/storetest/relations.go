@@ -13,9 +13,9 @@ func (f *fixture) setEdges(t *testing.T, kind sparrow.EdgeKind, from sparrow.ID,
 	t.Helper()
 	var ch []sparrow.EdgeChange
 	for _, id := range to {
-		ch = append(ch, sparrow.EdgeChange{To: id, Active: active})
+		ch = append(ch, sparrow.EdgeChange{Kind: kind, To: id, Active: active})
 	}
-	got, err := f.s.SetEdges(ctx(), kind, from, ch, f.now, noEvents)
+	got, err := f.s.SetEdges(ctx(), from, ch, f.now, noEvents)
 	if err != nil {
 		t.Fatalf("SetEdges: %v", err)
 	}
@@ -56,7 +56,7 @@ func testEdgesVersionsAndIdempotency(t *testing.T, f *fixture) {
 		t.Fatalf("a repeated follow changed %d edges", len(again))
 	}
 	off := false
-	opt, err := f.s.SetEdges(ctx(), sparrow.Follow, a.ID, []sparrow.EdgeChange{{To: b.ID, Active: true, Reblogs: &off}}, f.now, noEvents)
+	opt, err := f.s.SetEdges(ctx(), a.ID, []sparrow.EdgeChange{{Kind: sparrow.Follow, To: b.ID, Active: true, Reblogs: &off}}, f.now, noEvents)
 	if err != nil || len(opt) != 1 || opt[0].Version != 2 || opt[0].Reblogs || opt[0].EdgeID != first[0].EdgeID {
 		t.Fatalf("option change = %+v %v (edge id must stay: the follow did not restart)", opt, err)
 	}
@@ -199,5 +199,68 @@ func testAccountTerms(t *testing.T, f *fixture) {
 	}
 	if got, _ := f.s.SearchAccountTerms(ctx(), "bob", 10); len(got) != 0 {
 		t.Fatalf("search bob = %v", got)
+	}
+}
+
+// testSetEdgesSeveralKinds: one SetEdges call commits changes of several kinds
+// in one transaction (a block that ends a follow and a follow request), with
+// one call of events for all of them; RelationRows reads every kind, forward
+// and reverse.
+func testSetEdgesSeveralKinds(t *testing.T, f *fixture) {
+	a, b, c := f.account(t), f.account(t), f.account(t)
+	f.setEdges(t, sparrow.Follow, a.ID, true, b.ID)
+	off := false
+	req, err := f.s.SetEdges(ctx(), a.ID, []sparrow.EdgeChange{{Kind: sparrow.FollowRequest, To: c.ID, Active: true, Reblogs: &off}}, f.now, noEvents)
+	if err != nil || len(req) != 1 || req[0].Kind != sparrow.FollowRequest || req[0].Reblogs || !req[0].Active {
+		t.Fatalf("follow request = %+v %v", req, err)
+	}
+	calls := 0
+	var got []sparrow.Edge
+	changed, err := f.s.SetEdges(ctx(), a.ID, []sparrow.EdgeChange{
+		{Kind: sparrow.Block, To: b.ID, Active: true},
+		{Kind: sparrow.Follow, To: b.ID, Active: false},
+		{Kind: sparrow.FollowRequest, To: c.ID, Active: false},
+		{Kind: sparrow.Mute, To: c.ID, Active: false}, // never muted: no change
+	}, f.now, func(edges []sparrow.Edge) []sparrow.Event {
+		calls++
+		got = edges
+		return nil
+	})
+	if err != nil || len(changed) != 3 || calls != 1 || len(got) != 3 {
+		t.Fatalf("changed %+v (events called %d times with %d edges), err %v", changed, calls, len(got), err)
+	}
+	kinds := map[sparrow.EdgeKind]bool{}
+	for _, e := range changed {
+		kinds[e.Kind] = e.Active
+	}
+	if on, ok := kinds[sparrow.Block]; !ok || !on || kinds[sparrow.Follow] || kinds[sparrow.FollowRequest] {
+		t.Fatalf("kinds changed: %v", kinds)
+	}
+	if _, following, _ := f.counts(t, a.ID); following != 0 {
+		t.Fatalf("following_count = %d after the block ended the follow", following)
+	}
+	newID := func(shard int) sparrow.ID { return f.ids.Next(shard) }
+	if err := f.s.ApplyReverse(ctx(), append(req, changed...), newID); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID})
+	if err != nil || !rows.Blocking[b.ID].Active || len(rows.Following) != 0 || len(rows.Requested) != 0 {
+		t.Fatalf("a's rows = %+v %v", rows, err)
+	}
+	f.setEdges(t, sparrow.FollowRequest, b.ID, true, a.ID)
+	if err := f.s.ApplyReverse(ctx(), f.setEdges(t, sparrow.FollowRequest, c.ID, true, a.ID), newID); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ = f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID})
+	if !rows.RequestedBy[c.ID].Active || len(rows.RequestedBy) != 1 {
+		t.Fatalf("requested by = %+v (b's request was never applied to the reverse table)", rows.RequestedBy)
+	}
+	rows, _ = f.s.RelationRows(ctx(), c.ID, []sparrow.ID{a.ID})
+	if !rows.Requested[a.ID].Active || !rows.Requested[a.ID].Reblogs {
+		t.Fatalf("c's request = %+v", rows.Requested)
+	}
+	list, err := f.s.ListReverse(ctx(), sparrow.FollowRequest, a.ID, sparrow.Page{Limit: 10})
+	if err != nil || len(list) != 1 || list[0].From != c.ID {
+		t.Fatalf("a's follow requests = %+v %v", list, err)
 	}
 }

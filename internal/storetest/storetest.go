@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"ReverseReplayAndReorder", testReverseReplayAndReorder},
 		{"CountersAndHotHysteresis", testCountersAndHotHysteresis},
 		{"EdgeListsNewestFirst", testEdgeListsNewestFirst},
+		{"SetEdgesSeveralKinds", testSetEdgesSeveralKinds},
 		{"AccountTerms", testAccountTerms},
 		{"NotificationsIdempotentAndFiltered", testNotificationsIdempotentAndFiltered},
 		{"NotificationValidation", testNotificationValidation},
