@@ -116,7 +116,8 @@ func (f *Feed) ensureRecentList(ctx context.Context, author sparrow.ID) error {
 
 // recipients applies the write-side routing policies and returns the inboxes
 // that get s, most recently active first: the author itself (seed 001 step
-// 2.3); for a direct status, the mentioned accounts that follow the author;
+// 2.3), whatever the visibility; for a direct status, the mentioned accounts
+// that follow the author;
 // otherwise the author's followers that are active (seen within
 // --active-days), do not block or mute the author, and are not blocked by it.
 func (f *Feed) recipients(ctx context.Context, s *sparrow.Status) ([]sparrow.ID, error) {
@@ -132,7 +133,8 @@ func (f *Feed) recipients(ctx context.Context, s *sparrow.Status) ([]sparrow.ID,
 				candidates = append(candidates, id)
 			}
 		}
-		return f.eligible(ctx, author, candidates)
+		users, err := f.eligible(ctx, author, candidates)
+		return append([]sparrow.ID{author}, users...), err
 	}
 	var out []sparrow.ID
 	var seen []seenUser
