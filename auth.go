@@ -24,21 +24,33 @@ const (
 // Scopes is a set of scopes, stored space-separated.
 type Scopes []Scope
 
+// MaxScopesLen bounds a scope string (the size of the columns that keep it).
+const MaxScopesLen = 512
+
 // ParseScopes parses a space-separated (or '+'-separated) scope string. Empty
-// means "read", as in Mastodon. Unknown scopes yield EInvalid.
+// means "read", as in Mastodon. Unknown or malformed scopes (a granular part
+// must be lower-case letters, '_' and ':'), and strings over MaxScopesLen,
+// yield EInvalid.
 func ParseScopes(s string) (Scopes, error) {
+	bad := Errorf(EInvalid, "The requested scope is invalid, unknown, or malformed.")
+	if len(s) > MaxScopesLen {
+		return nil, bad
+	}
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '+' || r == ',' })
 	if len(fields) == 0 {
 		return Scopes{ScopeRead}, nil
 	}
 	var out Scopes
 	for _, f := range fields {
-		top, _, _ := strings.Cut(f, ":")
+		top, sub, granular := strings.Cut(f, ":")
 		switch Scope(top) {
 		case ScopeRead, ScopeWrite, ScopeFollow, ScopePush:
 		case "admin", "profile":
 		default:
-			return nil, Errorf(EInvalid, "The requested scope is invalid, unknown, or malformed.")
+			return nil, bad
+		}
+		if granular && strings.Trim(sub, "abcdefghijklmnopqrstuvwxyz_:") != "" || granular && sub == "" {
+			return nil, bad
 		}
 		if !slices.Contains(out, Scope(f)) {
 			out = append(out, Scope(f))

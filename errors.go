@@ -17,6 +17,7 @@ const (
 	EForbidden    Kind = "forbidden"    // authenticated but not allowed (403)
 	ENotFound     Kind = "not_found"    // absent, or present but not visible (404)
 	EConflict     Kind = "conflict"     // unique constraint, state conflict (409)
+	ETooLarge     Kind = "too_large"    // a request over a size or count limit (413)
 	ERateLimited  Kind = "rate_limited" // too many attempts (429)
 	EUnavailable  Kind = "unavailable"  // a dependency is down (503)
 	EInternal     Kind = "internal"     // a bug or an unexpected failure (500)

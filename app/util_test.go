@@ -35,3 +35,25 @@ func (s *server) rawWithHeader(method, path, token, header, value string, form u
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
 }
+
+// rawHeader sends a request with one extra header and returns the status
+// and body.
+func (s *server) rawHeader(method, path, token, ctype, body, header, value string) (int, []byte) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", ctype)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set(header, value)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}

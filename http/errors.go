@@ -15,7 +15,6 @@ const (
 	msgUserRequired  = "This method requires an authenticated user"
 	msgNotFound      = "Record not found"
 	msgNotAllowed    = "Method not allowed"
-	msgTooLarge      = "Request body too large"
 	msgInternal      = "Internal server error"
 )
 
@@ -35,6 +34,8 @@ func statusOf(k sparrow.Kind) int {
 		return http.StatusNotFound
 	case sparrow.EConflict:
 		return http.StatusConflict
+	case sparrow.ETooLarge:
+		return http.StatusRequestEntityTooLarge
 	case sparrow.ERateLimited:
 		return http.StatusTooManyRequests
 	case sparrow.EUnavailable:
@@ -48,23 +49,14 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
-// isTooLarge reports whether err comes from the body limit.
-func isTooLarge(err error) bool {
-	var tooBig *http.MaxBytesError
-	return errors.As(err, &tooBig)
-}
-
 // writeError writes err as Mastodon does: the status of its kind and
 // {"error": sparrow.ErrorMessage(err)}, so that internal details never reach
-// the client. Server errors (5xx) are logged with their cause. A body over the
-// limit is 413. A 401 carries a Bearer WWW-Authenticate challenge.
+// the client. Server errors (5xx) are logged with their cause. A 401
+// carries a Bearer WWW-Authenticate challenge.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := statusOf(sparrow.ErrorKind(err))
 	msg := sparrow.ErrorMessage(err)
-	switch {
-	case isTooLarge(err):
-		code, msg = http.StatusRequestEntityTooLarge, msgTooLarge
-	case code == http.StatusInternalServerError:
+	if code == http.StatusInternalServerError {
 		msg = msgInternal // whatever the kind, a 500 explains nothing
 	}
 	if code >= 500 {
@@ -120,6 +112,8 @@ func oauthCode(k sparrow.Kind) (string, int) {
 		return "invalid_grant", http.StatusBadRequest
 	case sparrow.EBadRequest, sparrow.EConflict:
 		return "invalid_request", http.StatusBadRequest
+	case sparrow.ETooLarge:
+		return "invalid_request", http.StatusRequestEntityTooLarge
 	case sparrow.EForbidden:
 		return "unauthorized_client", http.StatusForbidden
 	case sparrow.ERateLimited:
@@ -142,8 +136,6 @@ func (s *Server) writeOAuthError(w http.ResponseWriter, r *http.Request, err err
 	switch {
 	case errors.As(err, &oe):
 		code, status, desc = oe.Code, oe.Status, oe.Description
-	case isTooLarge(err):
-		code, status, desc = "invalid_request", http.StatusRequestEntityTooLarge, msgTooLarge
 	default:
 		code, status = oauthCode(sparrow.ErrorKind(err))
 		if status == http.StatusInternalServerError {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+
+	"sparrow"
 )
 
 // responseWriter wraps an http.ResponseWriter to remember the status written.
@@ -92,22 +94,20 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps request bodies at MaxBodyBytes (see Server); reading past it
-// fails with *http.MaxBytesError, which the error writers turn into 413.
-func (s *Server) limitBody(next http.Handler) http.Handler {
-	limit := s.MaxBodyBytes
-	if limit == 0 {
-		limit = DefaultMaxBodyBytes
+// limitBody caps r's body at the route's limit (see bodyLimit): a
+// Content-Length over it is refused at once, and reading past it fails with
+// *http.MaxBytesError, which parseParams turns into ETooLarge (413). It
+// returns the error of a refused request.
+func (s *Server) limitBody(w http.ResponseWriter, r *http.Request, pattern string) error {
+	limit := s.bodyLimit(pattern)
+	if limit < 0 || r.Body == nil || r.Body == http.NoBody {
+		return nil
 	}
-	if limit < 0 {
-		return next
+	if r.ContentLength > limit {
+		return sparrow.Errorf(sparrow.ETooLarge, "Request body too large (at most %d bytes)", limit)
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
-		}
-		next.ServeHTTP(w, r)
-	})
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	return nil
 }
 
 // corsPaths are the path prefixes browsers may call from other origins.

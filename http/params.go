@@ -33,24 +33,61 @@ type params struct {
 	v url.Values
 }
 
-// maxMultipartMemory bounds the part of a multipart body kept in memory; the
-// rest spills to temporary files (the body limit still applies).
-const maxMultipartMemory = 8 << 20
+// Request limits. They are checked while a request is read, before any
+// other work and before authentication, so that what a request costs is
+// bounded whoever sends it. The body limit is per route (route.maxBody,
+// DefaultMaxBodyBytes unless a route says otherwise).
+const (
+	// maxParams bounds the values of a request, query and body together
+	// (a bulk call sends up to sparrow.MaxBulk ids).
+	maxParams = 4 * sparrow.MaxBulk
+	// maxParamBytes bounds the bytes of the parameters once flattened, keys
+	// and values together: nested JSON repeats its outer keys in every
+	// inner key, so this, not the body size, bounds the memory it takes.
+	maxParamBytes = 1 << 20
+	// maxJSONDepth bounds the nesting of a JSON body (Mastodon's deepest
+	// parameters, such as fields_attributes[0][name], need 3).
+	maxJSONDepth = 8
+	// maxMultipartMemory bounds the part of a multipart body kept in
+	// memory; the rest spills to temporary files (the body limit applies).
+	maxMultipartMemory = 8 << 20
+)
+
+// paramsBudget counts what a request's parameters take against the limits.
+type paramsBudget struct {
+	values, bytes int
+}
+
+// add counts one value under key, or returns ETooLarge past a limit.
+func (b *paramsBudget) add(key, value string) error {
+	b.values++
+	b.bytes += len(key) + len(value)
+	if b.values > maxParams {
+		return sparrow.Errorf(sparrow.ETooLarge, "Too many parameters (at most %d)", maxParams)
+	}
+	if b.bytes > maxParamBytes {
+		return sparrow.Errorf(sparrow.ETooLarge, "Parameters too large (at most %d bytes)", maxParamBytes)
+	}
+	return nil
+}
 
 // parseParams reads the query string and the body of r. It returns
 // EBadRequest for a malformed query string, form or JSON body (a JSON body
-// must be an object; an empty body is no parameters), and an error wrapping
-// *http.MaxBytesError when the body exceeds the limit set by the body-limit
-// middleware (writeError turns it into 413).
+// must be an object; an empty body is no parameters), ETooLarge for a body
+// over the route's limit (set by the route wrapper) or parameters over
+// maxParams or maxParamBytes, and EInvalid for JSON nested deeper than
+// maxJSONDepth.
 func parseParams(r *http.Request) (*params, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, sparrow.WrapError(sparrow.EBadRequest, err, "Invalid query string")
 	}
+	var budget paramsBudget
 	merged := url.Values{}
-	addNormalized(merged, q)
-
-	body, err := parseBody(r)
+	if err := addNormalized(merged, q, &budget); err != nil {
+		return nil, err
+	}
+	body, err := parseBody(r, &budget)
 	if err != nil {
 		return nil, err
 	}
@@ -60,17 +97,24 @@ func parseParams(r *http.Request) (*params, error) {
 	return &params{v: merged}, nil
 }
 
-// addNormalized adds src to dst, dropping a trailing "[]" from each key.
-func addNormalized(dst, src url.Values) {
+// addNormalized adds src to dst, dropping a trailing "[]" from each key,
+// within budget.
+func addNormalized(dst, src url.Values, budget *paramsBudget) error {
 	for k, vs := range src {
 		base := strings.TrimSuffix(k, "[]")
+		for _, v := range vs {
+			if err := budget.add(base, v); err != nil {
+				return err
+			}
+		}
 		dst[base] = append(dst[base], vs...)
 	}
+	return nil
 }
 
 // parseBody returns the body's parameters, normalised, according to its
 // Content-Type. Other content types contribute no parameters.
-func parseBody(r *http.Request) (url.Values, error) {
+func parseBody(r *http.Request, budget *paramsBudget) (url.Values, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
@@ -92,16 +136,9 @@ func parseBody(r *http.Request) (url.Values, error) {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return nil, nil
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
-			return nil, sparrow.WrapError(sparrow.EBadRequest, err, "Invalid JSON body: expected an object")
+		if err := flattenJSON(out, data, budget); err != nil {
+			return nil, err
 		}
-		if dec.More() {
-			return nil, sparrow.Errorf(sparrow.EBadRequest, "Invalid JSON body: trailing data")
-		}
-		flattenJSON(out, "", obj)
 	case mt == "application/x-www-form-urlencoded":
 		data, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -111,54 +148,142 @@ func parseBody(r *http.Request) (url.Values, error) {
 		if err != nil {
 			return nil, sparrow.WrapError(sparrow.EBadRequest, err, "Invalid form body")
 		}
-		addNormalized(out, form)
+		if err := addNormalized(out, form, budget); err != nil {
+			return nil, err
+		}
 	case mt == "multipart/form-data":
 		if err := r.ParseMultipartForm(maxMultipartMemory); err != nil {
 			return nil, bodyError(err)
 		}
-		addNormalized(out, r.MultipartForm.Value)
+		if err := addNormalized(out, r.MultipartForm.Value, budget); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-// bodyError classifies a failure to read the body: too large (kept as the
-// *http.MaxBytesError cause) or malformed.
+// bodyError classifies a failure to read the body: over the route's limit
+// (ETooLarge) or malformed.
 func bodyError(err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return sparrow.WrapError(sparrow.EBadRequest, err, "Request body too large")
+		return sparrow.WrapError(sparrow.ETooLarge, err, "Request body too large (at most %d bytes)", tooBig.Limit)
 	}
 	return sparrow.WrapError(sparrow.EBadRequest, err, "Invalid request body")
 }
 
-// flattenJSON adds the JSON value v under key (see params for the rules).
-func flattenJSON(out url.Values, key string, v any) {
-	switch x := v.(type) {
-	case nil:
-	case map[string]any:
-		for k, sub := range x {
-			k = strings.TrimSuffix(k, "[]")
-			if key != "" {
-				k = key + "[" + k + "]"
-			}
-			flattenJSON(out, k, sub)
-		}
-	case []any:
-		for i, el := range x {
-			switch el.(type) {
-			case map[string]any, []any:
-				flattenJSON(out, key+"["+strconv.Itoa(i)+"]", el)
-			default:
-				flattenJSON(out, key, el)
-			}
-		}
-	case string:
-		out.Add(key, x)
-	case json.Number:
-		out.Add(key, x.String())
-	case bool:
-		out.Add(key, strconv.FormatBool(x))
+// flattenJSON adds the parameters of a JSON object body to out (see params
+// for the rules), reading it token by token: nothing deeper than
+// maxJSONDepth, and nothing past the budget, is ever built.
+func flattenJSON(out url.Values, data []byte, budget *paramsBudget) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	f := &flattener{dec: dec, out: out, budget: budget}
+	tok, err := dec.Token()
+	if err != nil {
+		return sparrow.WrapError(sparrow.EBadRequest, err, "Invalid JSON body: expected an object")
 	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return sparrow.Errorf(sparrow.EBadRequest, "Invalid JSON body: expected an object")
+	}
+	if err := f.object("", 1); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return sparrow.Errorf(sparrow.EBadRequest, "Invalid JSON body: trailing data")
+	}
+	return nil
+}
+
+// flattener walks one JSON body.
+type flattener struct {
+	dec    *json.Decoder
+	out    url.Values
+	budget *paramsBudget
+}
+
+func (f *flattener) syntax(err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return sparrow.WrapError(sparrow.EBadRequest, err, "Invalid JSON body")
+}
+
+// object reads the members of an object whose '{' was read, at depth,
+// under prefix ("" at the top), up to and including its '}'.
+func (f *flattener) object(prefix string, depth int) error {
+	for f.dec.More() {
+		tok, err := f.dec.Token()
+		if err != nil {
+			return f.syntax(err)
+		}
+		k, _ := tok.(string) // object keys are strings
+		k = strings.TrimSuffix(k, "[]")
+		if prefix != "" {
+			k = prefix + "[" + k + "]"
+		}
+		if err := f.value(k, depth, -1); err != nil {
+			return err
+		}
+	}
+	if _, err := f.dec.Token(); err != nil { // '}'
+		return f.syntax(err)
+	}
+	return nil
+}
+
+// array reads the elements of an array whose '[' was read, at depth, up to
+// and including its ']': scalars are values of key, objects and arrays get
+// an index ("key[0][name]").
+func (f *flattener) array(key string, depth int) error {
+	for i := 0; f.dec.More(); i++ {
+		if err := f.value(key, depth, i); err != nil {
+			return err
+		}
+	}
+	if _, err := f.dec.Token(); err != nil { // ']'
+		return f.syntax(err)
+	}
+	return nil
+}
+
+// value reads one value for key; index ≥ 0 is its place in an array, which
+// a nested object or array gets in its key.
+func (f *flattener) value(key string, depth int, index int) error {
+	tok, err := f.dec.Token()
+	if err != nil {
+		return f.syntax(err)
+	}
+	switch x := tok.(type) {
+	case json.Delim:
+		if depth >= maxJSONDepth {
+			return sparrow.Errorf(sparrow.EInvalid, "JSON body nested too deeply (at most %d levels)", maxJSONDepth)
+		}
+		if index >= 0 {
+			key += "[" + strconv.Itoa(index) + "]"
+		}
+		if x == '{' {
+			return f.object(key, depth+1)
+		}
+		return f.array(key, depth+1)
+	case nil:
+		return nil
+	case string:
+		return f.add(key, x)
+	case json.Number:
+		return f.add(key, x.String())
+	case bool:
+		return f.add(key, strconv.FormatBool(x))
+	}
+	return nil
+}
+
+func (f *flattener) add(key, value string) error {
+	if err := f.budget.add(key, value); err != nil {
+		return err
+	}
+	f.out.Add(key, value)
+	return nil
 }
 
 // Has reports whether key was sent, even with an empty value.

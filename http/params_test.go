@@ -3,6 +3,8 @@ package http
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -202,7 +204,7 @@ func TestBodyTooLargeIs413(t *testing.T) {
 			if w.Code != http.StatusRequestEntityTooLarge {
 				t.Fatalf("status = %d, want 413; body %s", w.Code, w.Body)
 			}
-			assertJSONError(t, w.Body.Bytes(), msgTooLarge)
+			assertJSONError(t, w.Body.Bytes(), "Request body too large (at most 4096 bytes)")
 		})
 	}
 	t.Run("multipart", func(t *testing.T) {
@@ -242,4 +244,57 @@ func assertOAuthError(t *testing.T, body []byte, code string) {
 	if len(got) != 2 || got["error"] != code || desc == "" {
 		t.Errorf("body = %s, want {\"error\": %q, \"error_description\": non-empty}", body, code)
 	}
+}
+
+// TestParamsBounded: a request's parameters cost bounded memory whatever
+// its shape, and the limits answer 413 or 422 with Mastodon's body. The
+// nested body is the one that cost 145 MB per request when keys were built
+// for every level.
+func TestParamsBounded(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 9000) + `"x"` + strings.Repeat("}", 9000) // under encoding/json's own depth limit
+	wide := `{"` + strings.Repeat("k", 30<<10) + `":{` + strings.Repeat(`"v":1,`, 4000) + `"v":1}}`
+	many := strings.Repeat("id[]=1&", maxParams) + "id[]=1"
+	manyJSON := `{"id":[` + strings.Repeat("1,", maxParams) + `1]}`
+	for _, tc := range []struct {
+		name, ctype, body string
+		status            int
+	}{
+		{"deep json", "application/json", deep, 422},
+		{"long key repeated by nesting", "application/json", wide, 413},
+		{"too many form values", "application/x-www-form-urlencoded", many, 413},
+		{"too many json values", "application/json", manyJSON, 413},
+		{"at the depth limit", "application/json", strings.Repeat(`{"a":`, maxJSONDepth-1) + `"x"` + strings.Repeat("}", maxJSONDepth-1), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/x", strings.NewReader(tc.body))
+			r.Header.Set("Content-Type", tc.ctype)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := parseParams(r)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+				t.Errorf("parsing a %d-byte body allocated %d MB", len(tc.body), alloc>>20)
+			}
+			if tc.status == 0 {
+				if err != nil {
+					t.Fatalf("parseParams: %v", err)
+				}
+				return
+			}
+			if got := statusOf(sparrow.ErrorKind(err)); got != tc.status {
+				t.Fatalf("parseParams: %v (HTTP %d), want HTTP %d", err, got, tc.status)
+			}
+		})
+	}
+	t.Run("through the server", func(t *testing.T) {
+		h := newHarness(t)
+		h.srv.MaxBodyBytes = 1 << 20
+		h.h = h.srv.Handler()
+		w := h.do(t, req{method: "POST", path: "/api/v1/statuses", ctype: "application/json", body: deep}) // anonymous
+		if w.Code != 422 {
+			t.Fatalf("status %d, want 422: %s", w.Code, w.Body)
+		}
+		assertJSONError(t, w.Body.Bytes(), fmt.Sprintf("JSON body nested too deeply (at most %d levels)", maxJSONDepth))
+	})
 }

@@ -134,10 +134,34 @@ func (s *Server) routes(m *metrics) []route {
 	}
 }
 
+// bulkBodyBytes is the body limit of the bulk routes: sparrow.MaxBulk ids,
+// as a form ("id%5B%5D=" and 19 digits each) or as JSON, take under 32 KiB.
+const bulkBodyBytes = 64 << 10
+
+// routeBodyLimits are the body limits of the routes that take more than
+// the default (Server.MaxBodyBytes, DefaultMaxBodyBytes unless set). Every
+// route accepts parameters in a body, GET routes included.
+var routeBodyLimits = map[string]int64{
+	"POST /api/v1/x/follows":             bulkBodyBytes,
+	"GET /api/v1/accounts/relationships": bulkBodyBytes,
+}
+
+// bodyLimit returns the body limit of the route with pattern.
+func (s *Server) bodyLimit(pattern string) int64 {
+	if n, ok := routeBodyLimits[pattern]; ok {
+		return n
+	}
+	if s.MaxBodyBytes == 0 {
+		return DefaultMaxBodyBytes
+	}
+	return s.MaxBodyBytes
+}
+
 // wrap turns a route into an http.Handler: it records the route pattern for
-// metrics, parses the parameters, authenticates per the route's access, puts
-// the viewer in the context and runs the handler, writing any error in the
-// route's style.
+// metrics, limits the body, parses the parameters, authenticates per the
+// route's access, puts the viewer in the context and runs the handler,
+// writing any error in the route's style. Nothing before authentication
+// costs more than the route's body limit and the parameter limits allow.
 func (s *Server) wrap(rt route) http.Handler {
 	fail := s.writeError
 	if rt.access.oauth {
@@ -145,6 +169,10 @@ func (s *Server) wrap(rt route) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setRoute(r.Context(), rt.pattern)
+		if err := s.limitBody(w, r, rt.pattern); err != nil {
+			fail(w, r, err)
+			return
+		}
 		p, err := parseParams(r)
 		if r.MultipartForm != nil {
 			// The server removes the temporary files of its own request

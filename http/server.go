@@ -12,8 +12,11 @@ import (
 	"sparrow/stream"
 )
 
-// DefaultMaxBodyBytes is the request body limit when Server.MaxBodyBytes is 0.
-const DefaultMaxBodyBytes = 1 << 20
+// DefaultMaxBodyBytes is the request body limit of the routes without one
+// of their own (routeBodyLimits) when Server.MaxBodyBytes is 0: the largest
+// of them, a status of 500 characters sent as JSON with every character
+// escaped, takes under 8 KiB.
+const DefaultMaxBodyBytes = 16 << 10
 
 // Server is the HTTP API of Sparrow. The wiring sets its fields, then serves
 // Handler(). A Server holds no other state: everything Handler needs is built
@@ -55,7 +58,8 @@ type Server struct {
 	// Handler uses a fresh registry of its own. Handler registers only its
 	// own collectors; the wiring adds Go and process collectors if it wants them.
 	Registry *prometheus.Registry
-	// MaxBodyBytes limits request bodies; 0 means DefaultMaxBodyBytes, and a
+	// MaxBodyBytes limits the request bodies of the routes without a limit
+	// of their own (routeBodyLimits); 0 means DefaultMaxBodyBytes, and a
 	// negative value means no limit. Larger bodies get 413.
 	MaxBodyBytes int64
 }
@@ -78,7 +82,6 @@ func (s *Server) Handler() http.Handler {
 	}
 
 	var h http.Handler = s.jsonFallback(mux)
-	h = s.limitBody(h)
 	h = s.recoverPanics(h)
 	h = s.cors(h)
 	h = m.instrument(h)

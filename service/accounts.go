@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -23,14 +22,6 @@ var _ sparrow.AccountService = (*Accounts)(nil)
 var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,30}$`)
 var emailRE = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
 
-// Field limits, as Mastodon's.
-const (
-	maxDisplayName = 30
-	maxNote        = 500
-	minPassword    = 8
-	maxPassword    = 72 // bcrypt's limit in bytes
-)
-
 // Register validates a sign-up, creates the account on a balanced shard with
 // its account.created event, and signs it in with a token of the app's scopes.
 func (s *Accounts) Register(ctx context.Context, v sparrow.Viewer, r sparrow.Registration) (*sparrow.IssuedToken, error) {
@@ -41,7 +32,7 @@ func (s *Accounts) Register(ctx context.Context, v sparrow.Viewer, r sparrow.Reg
 	if !usernameRE.MatchString(r.Username) {
 		problems = append(problems, "Username must contain only letters, numbers and underscores (at most 30)")
 	}
-	if len(r.Email) > 255 || !emailRE.MatchString(r.Email) {
+	if checkBytes("Email", r.Email, maxEmail) != nil || !emailRE.MatchString(r.Email) {
 		problems = append(problems, "Email is invalid")
 	}
 	if len(r.Password) < minPassword || len(r.Password) > maxPassword {
@@ -89,6 +80,9 @@ func (s *Accounts) Account(ctx context.Context, v sparrow.Viewer, id sparrow.ID)
 // Lookup resolves "user", "@user" or "user@domain" for this domain.
 func (s *Accounts) Lookup(ctx context.Context, v sparrow.Viewer, acct string) (*sparrow.Account, error) {
 	acct = strings.TrimPrefix(strings.TrimSpace(acct), "@")
+	if !validLookup(acct) {
+		return nil, sparrow.Errorf(sparrow.ENotFound, "Record not found")
+	}
 	user, domain, _ := strings.Cut(acct, "@")
 	if domain != "" && !strings.EqualFold(domain, s.c.Domain) {
 		return nil, sparrow.Errorf(sparrow.ENotFound, "Record not found")
@@ -104,11 +98,15 @@ func (s *Accounts) UpdateCredentials(ctx context.Context, v sparrow.Viewer, u sp
 	if v.Anonymous() {
 		return nil, sparrow.Errorf(sparrow.EUnauthorized, "The access token is invalid")
 	}
-	if u.DisplayName != nil && utf8.RuneCountInString(*u.DisplayName) > maxDisplayName {
-		return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: Display name is too long (maximum is 30 characters)")
+	if u.DisplayName != nil {
+		if err := checkText("Display name", *u.DisplayName, maxDisplayName); err != nil {
+			return nil, err
+		}
 	}
-	if u.Note != nil && utf8.RuneCountInString(*u.Note) > maxNote {
-		return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: Note is too long (maximum is 500 characters)")
+	if u.Note != nil {
+		if err := checkText("Note", *u.Note, maxNote); err != nil {
+			return nil, err
+		}
 	}
 	now := s.d.Clock.Now().UTC()
 	var a *sparrow.Account

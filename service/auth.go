@@ -44,8 +44,17 @@ func newSecret() string {
 // CreateApp registers an OAuth client.
 func (a *Auth) CreateApp(ctx context.Context, n sparrow.NewApp) (*sparrow.App, string, error) {
 	name := strings.TrimSpace(n.Name)
-	if name == "" || len(name) > 255 {
+	if name == "" {
 		return nil, "", sparrow.Errorf(sparrow.EInvalid, "Validation failed: Application name can't be blank")
+	}
+	if err := checkText("Application name", name, maxAppName); err != nil {
+		return nil, "", err
+	}
+	if err := checkWebsite(n.Website); err != nil {
+		return nil, "", err
+	}
+	if err := checkBytes("Redirect URI", strings.Join(n.RedirectURIs, "\n"), maxRedirectURIs); err != nil {
+		return nil, "", err
 	}
 	var uris []string
 	for _, u := range n.RedirectURIs {
@@ -74,10 +83,24 @@ func (a *Auth) CreateApp(ctx context.Context, n sparrow.NewApp) (*sparrow.App, s
 	return app, secret, nil
 }
 
+// validClientID reports whether id can be a client id (43 base64url
+// characters as newSecret makes them; at most 64 bytes, the column's size).
+func validClientID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // client authenticates an OAuth client by id and secret.
 func (a *Auth) client(ctx context.Context, clientID, secret string) (*sparrow.App, error) {
 	bad := sparrow.Errorf(sparrow.EUnauthorized, "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.")
-	if clientID == "" {
+	if !validClientID(clientID) {
 		return nil, bad
 	}
 	app, err := a.d.Auth.AppByClientID(ctx, clientID)
@@ -197,9 +220,12 @@ func (a *Auth) checkPassword(ctx context.Context, login, password, remote string
 	}
 	var acc *sparrow.Account
 	var err error
-	if strings.Contains(login, "@") {
+	switch {
+	case !validLookup(login):
+		err = notFound // names nothing: a failed login, without asking a store
+	case strings.Contains(login, "@"):
 		acc, err = a.d.Accounts.AccountByEmail(ctx, login)
-	} else {
+	default:
 		acc, err = a.d.Accounts.AccountByUsername(ctx, login)
 	}
 	if sparrow.IsKind(err, sparrow.ENotFound) {
@@ -221,6 +247,9 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("sparrow-dummy-password"),
 
 // Authorize checks the owner's credentials and returns a one-time code.
 func (a *Auth) Authorize(ctx context.Context, z sparrow.Authorization) (string, error) {
+	if !validClientID(z.ClientID) {
+		return "", sparrow.Errorf(sparrow.EUnauthorized, "Client authentication failed due to unknown client.")
+	}
 	app, err := a.d.Auth.AppByClientID(ctx, z.ClientID)
 	if sparrow.IsKind(err, sparrow.ENotFound) {
 		return "", sparrow.Errorf(sparrow.EUnauthorized, "Client authentication failed due to unknown client.")

@@ -122,7 +122,7 @@ func (t *Timelines) Tag(ctx context.Context, v sparrow.Viewer, tag string, p spa
 // syntax of posting (objectRE), or it is ENotFound.
 func (t *Timelines) Object(ctx context.Context, v sparrow.Viewer, objType, key string, p sparrow.Page) ([]*sparrow.StatusView, error) {
 	obj := objType + ":" + key
-	if !objectRE.MatchString(obj) {
+	if checkObject(obj) != nil {
 		return nil, notFound
 	}
 	return t.keyedRead(ctx, v, p, func(p sparrow.Page) ([]sparrow.FeedItem, error) {

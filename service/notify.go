@@ -190,11 +190,28 @@ func (n *Notifications) List(ctx context.Context, v sparrow.Viewer, f sparrow.No
 		p.Limit = notifDefaultLimit
 	}
 	p = p.Normalize(notifMaxLimit)
+	// Unknown types match nothing (Mastodon ignores them): they never reach
+	// a store. Types asked for that are all unknown leave nothing to list.
+	asked := len(f.Types) > 0
+	f.Types = slices.DeleteFunc(slices.Clone(f.Types), func(t sparrow.NotificationType) bool { return !knownNotification(t) })
+	f.ExcludeTypes = slices.DeleteFunc(slices.Clone(f.ExcludeTypes), func(t sparrow.NotificationType) bool { return !knownNotification(t) })
+	if asked && len(f.Types) == 0 {
+		return nil, nil
+	}
 	return keyedFill(p, func(x sparrow.Notification) sparrow.ID { return x.ID },
 		func(p sparrow.Page) ([]sparrow.Notification, error) {
 			return n.d.Notifications.Notifications(ctx, v.AccountID, f, p)
 		},
 		func(ns []sparrow.Notification) ([]*sparrow.NotificationView, error) { return n.notifViews(ctx, v, ns) })
+}
+
+// knownNotification reports whether t is a type Sparrow creates.
+func knownNotification(t sparrow.NotificationType) bool {
+	switch t {
+	case sparrow.NotifyMention, sparrow.NotifyFollow, sparrow.NotifyFollowRequest, sparrow.NotifyFavourite, sparrow.NotifyReblog:
+		return true
+	}
+	return false
 }
 
 // Get returns one of v's notifications, or ENotFound (also when List would

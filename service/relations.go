@@ -460,6 +460,9 @@ func (r *Relations) SearchAccounts(ctx context.Context, v sparrow.Viewer, q stri
 	if q == "" {
 		return nil, sparrow.Errorf(sparrow.EBadRequest, "Missing search query")
 	}
+	if err := checkText("Search query", q, maxSearchQuery); err != nil {
+		return nil, err
+	}
 	if limit <= 0 {
 		limit = 40
 	}

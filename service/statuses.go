@@ -64,11 +64,14 @@ func (s *Statuses) Post(ctx context.Context, v sparrow.Viewer, p sparrow.PostSta
 	if !p.Visibility.Valid() {
 		return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: Visibility is not included in the list")
 	}
-	if p.Object != "" && !objectRE.MatchString(p.Object) {
-		return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: object must look like type:key")
+	if err := checkObject(p.Object); err != nil {
+		return nil, err
 	}
-	if len(p.IdempotencyKey) > 128 {
-		return nil, sparrow.Errorf(sparrow.EInvalid, "Idempotency-Key is too long (maximum is 128 characters)")
+	if err := checkLanguage(p.Language); err != nil {
+		return nil, err
+	}
+	if err := checkBytes("Idempotency-Key", p.IdempotencyKey, maxIdempotencyKey); err != nil {
+		return nil, err
 	}
 	now := s.d.Clock.Now().UTC()
 	st := &sparrow.Status{ID: s.d.IDs.Next(v.AccountID.Shard()), AccountID: v.AccountID, Type: sparrow.Original,
@@ -180,6 +183,9 @@ func (s *Statuses) Edit(ctx context.Context, v sparrow.Viewer, id sparrow.ID, e 
 		return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: a reblog cannot be edited")
 	}
 	if err := s.validateText(e.Text, e.SpoilerText); err != nil {
+		return nil, err
+	}
+	if err := checkLanguage(e.Language); err != nil {
 		return nil, err
 	}
 	now := s.d.Clock.Now().UTC()
