@@ -195,14 +195,15 @@ func (a *App) Cache() sparrow.KV { return a.cache }
 // Handler returns the HTTP handler (for tests that use httptest).
 func (a *App) Handler() stdhttp.Handler { return a.handler }
 
-// MaxHeaderBytes bounds a request's line and headers, its query string
-// included: a relationships query for sparrow.MaxBulk ids takes about 30 KiB.
-const MaxHeaderBytes = 64 << 10
+// maxHeaderBytes is the server's bound on a request's line and headers,
+// above the API's own limits (http.MaxRequestURI, http.MaxHeaderBytes),
+// which answer in JSON: past this one net/http answers 431 in plain text.
+const maxHeaderBytes = 1 << 20
 
 // Serve serves the API on ln until Close.
 func (a *App) Serve(ln net.Listener) error {
 	a.http = &stdhttp.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: MaxHeaderBytes}
+		MaxHeaderBytes: maxHeaderBytes}
 	err := a.http.Serve(ln)
 	if errors.Is(err, stdhttp.ErrServerClosed) {
 		return nil

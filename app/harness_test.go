@@ -58,13 +58,19 @@ type server struct {
 // start runs a server of the given stack on a random loopback port.
 func start(t *testing.T, c app.Config) *server {
 	t.Helper()
+	return startLogged(t, c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// startLogged is start with the server's logs going to logger.
+func startLogged(t *testing.T, c app.Config, logger *slog.Logger) *server {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Addr = ln.Addr().String()
 	c.BcryptCost = 4 // the minimum: tests register many accounts
-	a, err := app.Open(context.Background(), c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := app.Open(context.Background(), c, logger)
 	if err != nil {
 		ln.Close()
 		t.Fatalf("app.Open: %v", err)

@@ -110,6 +110,39 @@ func (s *Server) limitBody(w http.ResponseWriter, r *http.Request, pattern strin
 	return nil
 }
 
+// Limits of a request's line and headers, checked before routing. The
+// server's own bound (net/http's MaxHeaderBytes, which answers in plain
+// text) sits above them, so that these answer in Mastodon's JSON.
+const (
+	// MaxRequestURI bounds the path and query string: a relationships query
+	// for sparrow.MaxBulk ids takes about 30 KiB.
+	MaxRequestURI = 64 << 10
+	// MaxHeaderBytes bounds the headers, names and values together.
+	MaxHeaderBytes = 64 << 10
+)
+
+// limitHeaders answers 414 for a request line over MaxRequestURI and 431
+// for headers over MaxHeaderBytes, with an error body.
+func (s *Server) limitHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.RequestURI) > MaxRequestURI {
+			writeJSON(w, http.StatusRequestURITooLong, errorBody{Error: fmt.Sprintf("Request URI too long (at most %d bytes)", MaxRequestURI)})
+			return
+		}
+		n := 0
+		for k, vs := range r.Header {
+			for _, v := range vs {
+				n += len(k) + len(v) + 4
+			}
+		}
+		if n > MaxHeaderBytes {
+			writeJSON(w, http.StatusRequestHeaderFieldsTooLarge, errorBody{Error: fmt.Sprintf("Request headers too large (at most %d bytes)", MaxHeaderBytes)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // corsPaths are the path prefixes browsers may call from other origins.
 var corsPaths = []string{"/api/", "/oauth/token", "/oauth/revoke", "/.well-known/", "/nodeinfo/"}
 

@@ -210,18 +210,28 @@ func (f *flattener) syntax(err error) error {
 }
 
 // object reads the members of an object whose '{' was read, at depth,
-// under prefix ("" at the top), up to and including its '}'.
+// under prefix ("" at the top), up to and including its '}'. A member name
+// that repeats replaces what the earlier member gave, as encoding/json and
+// Rails read such objects.
 func (f *flattener) object(prefix string, depth int) error {
+	var names map[string]bool
 	for f.dec.More() {
 		tok, err := f.dec.Token()
 		if err != nil {
 			return f.syntax(err)
 		}
-		k, _ := tok.(string) // object keys are strings
-		k = strings.TrimSuffix(k, "[]")
+		name, _ := tok.(string) // object keys are strings
+		k := strings.TrimSuffix(name, "[]")
 		if prefix != "" {
 			k = prefix + "[" + k + "]"
 		}
+		if names == nil {
+			names = map[string]bool{}
+		}
+		if names[name] {
+			f.drop(k)
+		}
+		names[name] = true
 		if err := f.value(k, depth, -1); err != nil {
 			return err
 		}
@@ -276,6 +286,16 @@ func (f *flattener) value(key string, depth int, index int) error {
 		return f.add(key, strconv.FormatBool(x))
 	}
 	return nil
+}
+
+// drop removes what was added under key and under its nested keys (a
+// repeated member; rare, so a scan). The budget keeps counting it.
+func (f *flattener) drop(key string) {
+	for k := range f.out {
+		if k == key || strings.HasPrefix(k, key+"[") {
+			delete(f.out, k)
+		}
+	}
 }
 
 func (f *flattener) add(key, value string) error {

@@ -3,6 +3,8 @@ package http
 import (
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"sparrow"
 	"sparrow/stream"
 )
@@ -193,6 +195,18 @@ func (s *Server) wrap(rt route) http.Handler {
 			fail(w, r, err)
 		}
 	})
+}
+
+// Routes returns the patterns of every route ("METHOD /path/{wildcard}"),
+// in the route table's order: for tests that exercise every route, and for
+// documentation.
+func Routes() []string {
+	s := &Server{}
+	var out []string
+	for _, rt := range s.routes(newMetrics(prometheus.NewRegistry())) {
+		out = append(out, rt.pattern)
+	}
+	return out
 }
 
 // adapt makes a plain http.Handler a handlerFunc (it ignores the parameters).

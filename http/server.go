@@ -82,6 +82,7 @@ func (s *Server) Handler() http.Handler {
 	}
 
 	var h http.Handler = s.jsonFallback(mux)
+	h = s.limitHeaders(h)
 	h = s.recoverPanics(h)
 	h = s.cors(h)
 	h = m.instrument(h)

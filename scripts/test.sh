@@ -12,6 +12,9 @@
 #     (defaults below) unless already set.
 #  3. Runs go vet ./... and go test -count=1 -timeout 14m [flags] ./...
 #     Extra arguments are go test flags, e.g. -run TestKV -v.
+#  4. Runs each go test -fuzz target for SPARROW_FUZZTIME (default 10s; 0
+#     skips them, as do extra arguments): the parameter parser, ids and
+#     cursors, status text and its HTML.
 #
 # Idempotent; when the services already run it only probes their ports.
 # Root is needed only to install or start a service (sudo is used if not root).
@@ -198,3 +201,14 @@ go vet ./...
 
 log "go test -count=1 -timeout 14m $* ./..."
 go test -count=1 -timeout 14m "$@" ./...
+
+# The fuzz targets, each for a short budget (go test -fuzz takes one target
+# at a time). A failure leaves its input under the package's testdata/fuzz.
+FUZZTIME=${SPARROW_FUZZTIME:-10s}
+if [ "$#" -eq 0 ] && [ "$FUZZTIME" != "0" ]; then
+	for target in ".:FuzzParseID" ".:FuzzPage" "./http:FuzzParams" "./http:FuzzContent" "./service:FuzzStatusText"; do
+		pkg=${target%%:*} name=${target#*:}
+		log "go test -fuzz $name -fuzztime $FUZZTIME $pkg"
+		go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$pkg"
+	done
+fi
