@@ -3,6 +3,7 @@ package sparrow
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies an error. The HTTP layer maps kinds to status codes in one
@@ -23,12 +24,17 @@ const (
 	EInternal     Kind = "internal"     // a bug or an unexpected failure (500)
 )
 
-// Error is the one error type of the domain. Msg is safe to show to clients;
-// Err, if set, is the cause and is never shown to clients.
+// Error is the one error type of the domain. Msg is safe to show to clients,
+// except for the server-side kinds (EUnavailable, EInternal), whose messages
+// are for logs: clients get a fixed one. Err, if set, is the cause and is
+// never shown to clients.
 type Error struct {
 	Kind Kind
 	Msg  string
 	Err  error
+	// Retry, for EUnavailable and ERateLimited, is when to try again (the
+	// HTTP layer's Retry-After); 0 lets the HTTP layer choose.
+	Retry time.Duration
 }
 
 func (e *Error) Error() string {
@@ -51,6 +57,28 @@ func WrapError(kind Kind, err error, format string, args ...any) *Error {
 	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
+// Unavailable returns an EUnavailable error that keeps err as its cause and
+// says when to try again.
+func Unavailable(err error, retry time.Duration, format string, args ...any) *Error {
+	return &Error{Kind: EUnavailable, Msg: fmt.Sprintf(format, args...), Err: err, Retry: retry}
+}
+
+// RetryAfter returns the Retry of the first *Error in err's chain that has
+// one, or 0.
+func RetryAfter(err error) time.Duration {
+	for err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return 0
+		}
+		if e.Retry > 0 {
+			return e.Retry
+		}
+		err = e.Err
+	}
+	return 0
+}
+
 // ErrorKind returns the kind of the first *Error in err's chain, EInternal for
 // any other non-nil error, and "" for nil.
 func ErrorKind(err error) Kind {
@@ -64,15 +92,24 @@ func ErrorKind(err error) Kind {
 	return EInternal
 }
 
+// Messages of the server-side kinds, the same whatever happened.
+const (
+	MsgInternal    = "Internal server error"
+	MsgUnavailable = "Service temporarily unavailable"
+)
+
 // ErrorMessage returns the client-safe message of err. Errors that are not
-// *Error, and internal errors, yield a generic message so that internal
-// details never reach clients.
+// *Error, and the server-side kinds, yield a fixed message so that internal
+// details (a store's name, a key, a driver's words) never reach clients.
 func ErrorMessage(err error) string {
 	var e *Error
-	if errors.As(err, &e) && e.Kind != EInternal {
-		return e.Msg
+	if !errors.As(err, &e) || e.Kind == EInternal {
+		return MsgInternal
 	}
-	return "Internal server error"
+	if e.Kind == EUnavailable {
+		return MsgUnavailable
+	}
+	return e.Msg
 }
 
 // IsKind reports whether err has the given kind.

@@ -9,6 +9,7 @@ import (
 	stdhttp "net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,28 @@ type App struct {
 // Openers are the store schemes Sparrow knows.
 var Openers = map[string]sqlstore.Opener{"sqlite": sqlite.Open, "mysql": mysql.Open}
 
+// BulkIOTimeout is the I/O timeout of the stores that bulk tools open
+// (BulkOpeners): their statements load or scan millions of rows, far longer
+// than a request may wait (mysql.IOTimeout).
+const BulkIOTimeout = 10 * time.Minute
+
+// BulkOpeners are Openers for the bulk tools (import, check, the benchmark's
+// loader): MySQL stores get io_timeout=BulkIOTimeout unless their DSN sets
+// one.
+var BulkOpeners = map[string]sqlstore.Opener{
+	"sqlite": sqlite.Open,
+	"mysql": func(ctx context.Context, dsn string) (*sqlstore.DB, error) {
+		if !strings.Contains(dsn, "io_timeout=") {
+			sep := "?"
+			if strings.Contains(dsn, "?") {
+				sep = "&"
+			}
+			dsn += sep + "io_timeout=" + BulkIOTimeout.String()
+		}
+		return mysql.Open(ctx, dsn)
+	},
+}
+
 // Open builds every component from c and starts the background workers (the
 // outbox relay, the statistics refresher). It does not listen yet: call Serve.
 func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
@@ -83,6 +106,9 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.Store = sqlstore.New(shards, a.IDs)
+	if err := registerStoreMetrics(a.Registry, shards.DBs()); err != nil {
+		return nil, err
+	}
 	a.Bus, err = nats.Open(ctx, nats.Config{URL: c.NATSURL, DataDir: filepath.Join(c.DataDir, "nats"), Stream: c.Stream, Logger: logger})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"sparrow/sqlstore"
 )
 
 // feedMetrics is the Prometheus side of service.FeedObserver.
@@ -38,3 +40,26 @@ func (m *feedMetrics) Delivered(n int, lag time.Duration) {
 }
 
 func (m *feedMetrics) Rebuilt(d time.Duration) { m.rebuild.Observe(d.Seconds()) }
+
+// registerStoreMetrics registers sparrow_store_up{store}: 1 while a store's
+// circuit is closed, 0.5 while a probe is allowed, 0 while it is open (see
+// sqlstore.Guard). Stores without a breaker (SQLite files) are left out.
+func registerStoreMetrics(reg prometheus.Registerer, dbs []*sqlstore.DB) error {
+	up := prometheus.NewDesc("sparrow_store_up", "Circuit state of a physical store: 1 closed, 0.5 half open, 0 open.", []string{"store"}, nil)
+	return reg.Register(collectorFunc{desc: up, collect: func(ch chan<- prometheus.Metric) {
+		for _, db := range dbs {
+			if db.Guard != nil {
+				ch <- prometheus.MustNewConstMetric(up, prometheus.GaugeValue, db.Guard.Up(), db.Name)
+			}
+		}
+	}})
+}
+
+// collectorFunc is a prometheus.Collector of one description.
+type collectorFunc struct {
+	desc    *prometheus.Desc
+	collect func(chan<- prometheus.Metric)
+}
+
+func (c collectorFunc) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c collectorFunc) Collect(ch chan<- prometheus.Metric) { c.collect(ch) }

@@ -32,7 +32,7 @@ func TestAccessRequirements(t *testing.T) {
 		{"access_token form parameter", req{method: "PATCH", path: "/api/v1/accounts/update_credentials", ctype: "application/x-www-form-urlencoded", body: "access_token=" + tokUser + "&bot=1"}, 200, ""},
 		{"lower-case bearer scheme", req{method: "GET", path: "/api/v1/accounts/verify_credentials", header: http.Header{"Authorization": {"bearer " + tokUser}}}, 200, ""},
 		{"basic auth is not a token", req{method: "GET", path: "/api/v1/accounts/verify_credentials", header: http.Header{"Authorization": {"Basic Y2lkOmNzZWNyZXQ="}}}, 401, msgInvalidToken},
-		{"auth outage is 503, not anonymous", req{method: "GET", path: status, token: tokDown}, 503, "Auth store unavailable"},
+		{"auth outage is 503, not anonymous", req{method: "GET", path: status, token: tokDown}, 503, sparrow.MsgUnavailable},
 		{"app route without token", req{method: "GET", path: "/api/v1/apps/verify_credentials"}, 401, msgInvalidToken},
 		{"app route with app token", req{method: "GET", path: "/api/v1/apps/verify_credentials", token: tokApp}, 200, ""},
 		{"open route ignores bad token", req{method: "GET", path: "/api/v1/instance", token: "nope"}, 200, ""},

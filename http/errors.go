@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"sparrow"
 )
@@ -15,7 +17,7 @@ const (
 	msgUserRequired  = "This method requires an authenticated user"
 	msgNotFound      = "Record not found"
 	msgNotAllowed    = "Method not allowed"
-	msgInternal      = "Internal server error"
+	msgInternal      = sparrow.MsgInternal
 )
 
 // statusOf maps an error kind to its HTTP status. It is the only place that
@@ -59,14 +61,40 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code == http.StatusInternalServerError {
 		msg = msgInternal // whatever the kind, a 500 explains nothing
 	}
-	if code >= 500 {
-		s.logger().ErrorContext(r.Context(), "request failed",
-			"method", r.Method, "path", r.URL.Path, "status", code, "err", err)
-	}
+	s.logFailure(r, code, err)
+	setRetryAfter(w, code, err)
 	if code == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="Sparrow", error="invalid_token"`)
 	}
 	writeJSON(w, code, errorBody{Error: msg})
+}
+
+// defaultRetryAfter is the Retry-After of a 503 or 429 whose error names none.
+const defaultRetryAfter = 5 * time.Second
+
+// setRetryAfter sets Retry-After (whole seconds, at least 1) on a 503 or
+// 429, from the error's retry hint or defaultRetryAfter.
+func setRetryAfter(w http.ResponseWriter, code int, err error) {
+	if code != http.StatusServiceUnavailable && code != http.StatusTooManyRequests {
+		return
+	}
+	d := sparrow.RetryAfter(err)
+	if d <= 0 {
+		d = defaultRetryAfter
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int((d+time.Second-1)/time.Second))))
+}
+
+// logFailure logs a server-side failure with its cause: every 500, and a
+// 503 at debug level (a down dependency answers many requests so; its
+// state changes are logged once where they are detected).
+func (s *Server) logFailure(r *http.Request, code int, err error) {
+	switch {
+	case code == http.StatusServiceUnavailable:
+		s.logger().DebugContext(r.Context(), "request failed: unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+	case code >= 500:
+		s.logger().ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
+	}
 }
 
 // writeJSON writes v as JSON with the given status.
@@ -138,14 +166,9 @@ func (s *Server) writeOAuthError(w http.ResponseWriter, r *http.Request, err err
 		code, status, desc = oe.Code, oe.Status, oe.Description
 	default:
 		code, status = oauthCode(sparrow.ErrorKind(err))
-		if status == http.StatusInternalServerError {
-			desc = msgInternal
-		}
 	}
-	if status >= 500 {
-		s.logger().ErrorContext(r.Context(), "oauth request failed",
-			"method", r.Method, "path", r.URL.Path, "status", status, "err", err)
-	}
+	s.logFailure(r, status, err)
+	setRetryAfter(w, status, err)
 	if status == http.StatusUnauthorized {
 		if _, _, ok := r.BasicAuth(); ok {
 			w.Header().Set("WWW-Authenticate", `Basic realm="Sparrow"`)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"sparrow"
 )
@@ -34,9 +35,16 @@ func TestErrorKindsMapToStatusAndBody(t *testing.T) {
 			if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type = %q", ct)
 			}
-			assertJSONError(t, w.Body.Bytes(), "message for "+string(tc.kind))
+			want := "message for " + string(tc.kind)
+			if tc.code >= 500 {
+				want = sparrow.MsgUnavailable // a 5xx body never carries the backend's words
+			}
+			assertJSONError(t, w.Body.Bytes(), want)
 			if strings.Contains(w.Body.String(), "10.1.2.3") {
 				t.Error("the hidden cause leaked into the body")
+			}
+			if got := w.Header().Get("Retry-After"); (tc.code == 503 || tc.code == 429) != (got != "") {
+				t.Errorf("Retry-After = %q on a %d", got, tc.code)
 			}
 		})
 	}
@@ -140,4 +148,17 @@ func TestRevokeErrorsAreOAuthStyle(t *testing.T) {
 		t.Fatalf("status = %d, want 403; body %s", w.Code, w.Body)
 	}
 	assertOAuthError(t, w.Body.Bytes(), "unauthorized_client")
+}
+
+// TestUnavailableBodyHidesBackendAndSaysWhenToRetry: a 503 body is the
+// fixed message whatever the dependency said (here a Redis key), and
+// Retry-After comes from the error's retry hint, rounded up to seconds.
+func TestUnavailableBodyHidesBackendAndSaysWhenToRetry(t *testing.T) {
+	h := newHarness(t)
+	h.statuses.err = sparrow.Unavailable(errors.New("dial tcp 10.1.2.3:6379"), 1500*time.Millisecond, `redis: count "login:ip:127.0.0.1"`)
+	w := h.do(t, req{method: "GET", path: "/api/v1/statuses/" + statusID(1).String()})
+	if w.Code != 503 || w.Header().Get("Retry-After") != "2" {
+		t.Fatalf("status %d, Retry-After %q; want 503 and 2", w.Code, w.Header().Get("Retry-After"))
+	}
+	assertJSONError(t, w.Body.Bytes(), sparrow.MsgUnavailable)
 }

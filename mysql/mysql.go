@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -19,6 +20,17 @@ import (
 	"sparrow"
 	"sparrow/sqlstore"
 )
+
+// The driver logs each broken connection on its own; those failures reach
+// Sparrow as errors (and open the store's circuit breaker, which logs once),
+// so its lines go to slog at debug level.
+func init() {
+	_ = gomysql.SetLogger(driverLogger{})
+}
+
+type driverLogger struct{}
+
+func (driverLogger) Print(v ...any) { slog.Debug("mysql driver: " + fmt.Sprint(v...)) }
 
 // Dialect is MySQL's sqlstore dialect.
 var Dialect = sqlstore.Dialect{
@@ -36,7 +48,26 @@ var Dialect = sqlstore.Dialect{
 		var e *gomysql.MySQLError
 		return errors.As(err, &e) && (e.Number == 1213 || e.Number == 1205) // deadlock, lock wait timeout
 	},
+	// The driver's own word for a connection it gave up (after an I/O error
+	// or timeout), and the server's refusals that say it cannot serve:
+	// too many connections, shutting down, connection killed.
+	IsUnavailable: func(err error) bool {
+		var e *gomysql.MySQLError
+		return errors.Is(err, gomysql.ErrInvalidConn) ||
+			errors.As(err, &e) && (e.Number == 1040 || e.Number == 1053 || e.Number == 1927)
+	},
 }
+
+// Timeouts of a store's connections, shorter than the driver's defaults so
+// that a hanging server fails the requests that wait on it (and opens its
+// circuit breaker, see sqlstore.Guard) rather than holding them for 30 s. A
+// DSN may set its own with the query parameters dial_timeout and
+// io_timeout (Go durations: "500ms", "1m"); bulk tools that run long
+// statements use a longer io_timeout.
+const (
+	DialTimeout = 2 * time.Second
+	IOTimeout   = 5 * time.Second
+)
 
 // PoolSize is the default connection pool size per physical store. A DSN
 // may set its own with the query parameter pool_size. Several stores on one
@@ -45,8 +76,9 @@ var Dialect = sqlstore.Dialect{
 const PoolSize = 16
 
 // Config parses a "mysql://user:pass@host:port/db?param=value" URL into the
-// driver's configuration. Query parameters are passed to the driver, except
-// pool_size (see Open).
+// driver's configuration. Query parameters are passed to the server as
+// session variables, except pool_size (see Open), dial_timeout and
+// io_timeout (see IOTimeout).
 func Config(dsn string) (*gomysql.Config, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme != "mysql" || u.Host == "" {
@@ -68,9 +100,21 @@ func Config(dsn string) (*gomysql.Config, error) {
 	c.ClientFoundRows = true   // an UPDATE that matches reports 1 even if nothing changed
 	c.InterpolateParams = true // one round trip per statement; values are still escaped by the driver
 	c.Params = map[string]string{}
-	c.Timeout, c.ReadTimeout, c.WriteTimeout = 5*time.Second, 30*time.Second, 30*time.Second
+	c.Timeout, c.ReadTimeout, c.WriteTimeout = DialTimeout, IOTimeout, IOTimeout
 	for k, v := range u.Query() {
-		if k != "pool_size" {
+		switch k {
+		case "pool_size":
+		case "dial_timeout", "io_timeout":
+			d, err := time.ParseDuration(v[0])
+			if err != nil || d <= 0 {
+				return nil, sparrow.Errorf(sparrow.EInvalid, "mysql DSN: %s must be a positive duration", k)
+			}
+			if k == "dial_timeout" {
+				c.Timeout = d
+			} else {
+				c.ReadTimeout, c.WriteTimeout = d, d
+			}
+		default:
 			c.Params[k] = v[0]
 		}
 	}
@@ -101,7 +145,9 @@ func redact(u *url.URL) string {
 }
 
 // Open connects to the store named by dsn, creates its database if needed and
-// applies the migrations. It satisfies sqlstore.Opener.
+// applies the migrations, with a circuit breaker in front of its
+// connections (sqlstore.Guard) whose state changes go to slog.Default(). It
+// satisfies sqlstore.Opener.
 func Open(ctx context.Context, dsn string) (*sqlstore.DB, error) {
 	c, err := Config(dsn)
 	if err != nil {
@@ -120,11 +166,12 @@ func Open(ctx context.Context, dsn string) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, sparrow.WrapError(sparrow.EInvalid, err, "bad mysql DSN")
 	}
-	pool := sql.OpenDB(conn)
+	guard := sqlstore.NewGuard(name, func(err error) bool { return sqlstore.StoreFailure(err, Dialect.IsUnavailable) }, slog.Default())
+	pool := sql.OpenDB(guard.Connector(conn))
 	pool.SetMaxOpenConns(size)
 	pool.SetMaxIdleConns(size)
 	pool.SetConnMaxLifetime(time.Hour)
-	db := &sqlstore.DB{Name: name, W: pool, R: pool, Dialect: Dialect}
+	db := &sqlstore.DB{Name: name, W: pool, R: pool, Dialect: Dialect, Guard: guard}
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
 		return nil, sparrow.WrapError(sparrow.EUnavailable, fmt.Errorf("%s: %w", name, err), "cannot reach MySQL store")

@@ -32,6 +32,9 @@ type Dialect struct {
 	// keeps client-side interpolation: server-side statements would cost
 	// server memory per connection and statement shape.
 	CacheStatements bool
+	// IsUnavailable reports the driver's own errors that mean the store
+	// cannot be reached or does not answer (see StoreFailure), if any.
+	IsUnavailable func(error) bool
 }
 
 // DB is one physical store: a writer pool and a reader pool (the same pool for
@@ -44,6 +47,9 @@ type DB struct {
 	// OnCommit, if set, is called after every transaction that appended
 	// events to the outbox commits (the relay's Poke).
 	OnCommit func()
+	// Guard is the store's circuit breaker, if it has one (a server the
+	// process reaches over the network); its connections go through it.
+	Guard *Guard
 
 	stmts sync.Map // SQL text → *sql.Stmt on R (hot read statements)
 }
@@ -110,10 +116,9 @@ func (db *DB) txEvents(ctx context.Context, fn func(*sql.Tx) ([]sparrow.Event, e
 			}
 			return nil
 		}
-		if db.Dialect.IsRetryable == nil || !db.Dialect.IsRetryable(err) || ctx.Err() != nil {
+		if db.Dialect.IsRetryable == nil || !db.Dialect.IsRetryable(err) || !sleep(ctx, time.Duration(attempt*attempt)*time.Millisecond*time.Duration(1+rand.IntN(5))) {
 			break
 		}
-		time.Sleep(time.Duration(attempt*attempt) * time.Millisecond * time.Duration(1+rand.IntN(5)))
 	}
 	return db.translate(err, "tx")
 }
@@ -161,10 +166,24 @@ func (db *DB) translate(err error, op string) error {
 		return sparrow.WrapError(sparrow.ENotFound, err, "Record not found")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return sparrow.WrapError(sparrow.EUnavailable, err, "Request cancelled")
+	case StoreFailure(err, db.Dialect.IsUnavailable):
+		return sparrow.Unavailable(fmt.Errorf("%s %s: %w", db.Name, op, err), GuardOpenFor, "store %s unavailable", db.Name)
 	case db.Dialect.IsDuplicate != nil && db.Dialect.IsDuplicate(err):
 		return sparrow.WrapError(sparrow.EConflict, err, "Already exists")
 	}
 	return sparrow.WrapError(sparrow.EInternal, fmt.Errorf("%s %s: %w", db.Name, op, err), "storage error")
+}
+
+// sleep waits for d, or until ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func boolInt(b bool) int {

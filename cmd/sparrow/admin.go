@@ -48,7 +48,7 @@ func (f *adminStoreFlags) open(cmd *cobra.Command) (*sqlstore.Store, error) {
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
 	}
-	shards, err := sqlstore.OpenShards(cmd.Context(), f.spec(), app.Openers)
+	shards, err := sqlstore.OpenShards(cmd.Context(), f.spec(), app.BulkOpeners)
 	if err != nil {
 		return nil, err
 	}

@@ -389,7 +389,7 @@ func runSuiteBackend(ctx context.Context, cmd *cobra.Command, o *suiteOptions, r
 // suiteLoad opens the stores of c, loads d and records the load's measures
 // (times, rates, bytes per edge).
 func suiteLoad(ctx context.Context, o *suiteOptions, r *bench.Report, d *bench.Dataset, be string, c app.Config, errw io.Writer) ([]bench.User, error) {
-	shards, err := sqlstore.OpenShards(ctx, c.Shards, app.Openers)
+	shards, err := sqlstore.OpenShards(ctx, c.Shards, app.BulkOpeners)
 	if err != nil {
 		return nil, err
 	}

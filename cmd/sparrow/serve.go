@@ -65,6 +65,7 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			slog.SetDefault(logger) // what the store openers log (circuit breakers) goes here too
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			a, err := app.Open(ctx, c, logger)

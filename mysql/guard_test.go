@@ -1,0 +1,94 @@
+package mysql_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"sparrow"
+	"sparrow/internal/faultproxy"
+	"sparrow/mysql"
+	"sparrow/sqlstore"
+)
+
+// behindProxy opens a fresh store through a fault proxy, with a short I/O
+// timeout.
+func behindProxy(t *testing.T) (*sqlstore.Store, *sqlstore.DB, *faultproxy.Proxy) {
+	t.Helper()
+	dsn := testDBs(t, 1)[0]
+	u, _ := url.Parse(dsn)
+	p, err := faultproxy.New(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	u.Host = p.Addr()
+	u.RawQuery = "io_timeout=400ms&dial_timeout=400ms"
+	db, err := mysql.Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return sqlstore.New(sqlstore.NewShards(db)), db, p
+}
+
+// read reads an absent account and returns the error and how long it took.
+func read(s *sqlstore.Store) (error, time.Duration) {
+	start := time.Now()
+	_, err := s.Account(context.Background(), sparrow.ID(12345))
+	return err, time.Since(start)
+}
+
+// TestHangingStoreTripsItsBreaker: a store that stops answering fails the
+// requests waiting on it within the I/O timeout, as EUnavailable; after a
+// few, its circuit opens and requests fail at once, with a retry hint and
+// no detail of the store in the message; when the store answers again, the
+// circuit closes by itself.
+func TestHangingStoreTripsItsBreaker(t *testing.T) {
+	for _, fault := range []string{"hang", "down"} {
+		t.Run(fault, func(t *testing.T) {
+			s, db, p := behindProxy(t)
+			if err, _ := read(s); !sparrow.IsKind(err, sparrow.ENotFound) {
+				t.Fatalf("healthy store: %v", err)
+			}
+			if fault == "hang" {
+				p.Freeze()
+			} else {
+				p.Down()
+			}
+			for i := 0; i < sqlstore.GuardTrip; i++ {
+				err, took := read(s)
+				if !sparrow.IsKind(err, sparrow.EUnavailable) || took > 3*time.Second {
+					t.Fatalf("failure %d: %v after %v, want EUnavailable within the I/O timeout", i, err, took)
+				}
+			}
+			if db.Guard.Up() != 0 {
+				t.Fatalf("circuit state %v after %d failures, want open", db.Guard.Up(), sqlstore.GuardTrip)
+			}
+			err, took := read(s)
+			if !sparrow.IsKind(err, sparrow.EUnavailable) || took > 50*time.Millisecond || sparrow.RetryAfter(err) <= 0 {
+				t.Fatalf("open circuit: %v after %v (retry %v), want EUnavailable at once with a retry hint", err, took, sparrow.RetryAfter(err))
+			}
+			if msg := sparrow.ErrorMessage(err); strings.Contains(msg, "127.0.0.1") || msg != sparrow.MsgUnavailable {
+				t.Fatalf("client message %q", msg)
+			}
+			p.Up()
+			deadline := time.Now().Add(sqlstore.GuardOpenFor + 5*time.Second)
+			for {
+				err, _ := read(s)
+				if sparrow.IsKind(err, sparrow.ENotFound) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the store is back but reads still fail: %v", err)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if db.Guard.Up() != 1 {
+				t.Fatalf("circuit state %v after recovery", db.Guard.Up())
+			}
+		})
+	}
+}
