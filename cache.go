@@ -10,8 +10,9 @@ import (
 type Limiter interface {
 	// Hit adds one hit to key and returns the count in the current window.
 	Hit(ctx context.Context, key string, window time.Duration) (int64, error)
-	// Count returns the hits of key in the current window.
-	Count(ctx context.Context, key string) (int64, error)
+	// Count returns the hits of key in the current window and how long
+	// until the window ends (0, 0 if none is open).
+	Count(ctx context.Context, key string) (n int64, reset time.Duration, err error)
 	// Reset forgets key.
 	Reset(ctx context.Context, key string) error
 }

@@ -122,7 +122,8 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 		if a.redis, err = redis.Open(ctx, c.RedisURL); err != nil {
 			return nil, err
 		}
-		limiter, cache = a.redis.Limiter(c.RedisPrefix), a.redis.KV(c.RedisPrefix)
+		limiter = &inmem.FallbackLimiter{Primary: a.redis.Limiter(c.RedisPrefix), Local: inmem.NewLimiter(inmem.Options{}), Log: logger}
+		cache = a.redis.KV(c.RedisPrefix)
 		inboxes, recent = a.redis.Inboxes(c.RedisPrefix, c.InboxCap), a.redis.RecentLists(c.RedisPrefix, c.RecentCap)
 		activity = a.redis.Activity(c.RedisPrefix)
 	} else {

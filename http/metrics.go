@@ -18,24 +18,35 @@ const routeUnmatched = "unmatched"
 type metrics struct {
 	gatherer prometheus.Gatherer
 	duration *prometheus.HistogramVec
+	partial  *prometheus.CounterVec
 }
 
 // newMetrics registers the collectors on reg, reusing those already
 // registered by an earlier Handler call on the same registry.
 func newMetrics(reg *prometheus.Registry) *metrics {
-	d := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	d := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "sparrow_http_request_duration_seconds",
 		Help:    "Duration of HTTP requests by route pattern and status code.",
 		Buckets: prometheus.DefBuckets,
-	}, []string{"route", "code"})
-	if err := reg.Register(d); err != nil {
+	}, []string{"route", "code"}))
+	p := register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sparrow_partial_responses_total",
+		Help: "Answers that left out what an unavailable store holds (marked X-Sparrow-Partial), by route pattern.",
+	}, []string{"route"}))
+	return &metrics{gatherer: reg, duration: d, partial: p}
+}
+
+// register registers c on reg, or returns the collector of the same name
+// registered already.
+func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
+	if err := reg.Register(c); err != nil {
 		var are prometheus.AlreadyRegisteredError
 		if !errors.As(err, &are) {
 			panic(err) // a conflicting collector of the same name: a wiring bug
 		}
-		d = are.ExistingCollector.(*prometheus.HistogramVec)
+		return are.ExistingCollector.(C)
 	}
-	return &metrics{gatherer: reg, duration: d}
+	return c
 }
 
 // instrument observes the duration of every request, labelled with its

@@ -158,7 +158,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		}
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "Link, Idempotency-Key, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset")
+		h.Set("Access-Control-Expose-Headers", "Link, Idempotency-Key, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Sparrow-Partial")
 		if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
 			next.ServeHTTP(w, r)
 			return

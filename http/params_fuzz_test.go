@@ -126,9 +126,9 @@ func sameValues(got, want url.Values) bool {
 
 func TestJSONRepeatedMemberReplaces(t *testing.T) {
 	for body, want := range map[string]url.Values{
-		`{"a":"1","a":"2"}`:                     {"a": {"2"}},
+		`{"a":"1","a":"2"}`:                      {"a": {"2"}},
 		`{"a":{"x":"1"},"a":{"y":"2"},"ab":"3"}`: {"a[y]": {"2"}, "ab": {"3"}},
-		`{"id":["1"],"id[]":["2"]}`:             {"id": {"1", "2"}},
+		`{"id":["1"],"id[]":["2"]}`:              {"id": {"1", "2"}},
 	} {
 		r := httptest.NewRequest("POST", "/x", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")

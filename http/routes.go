@@ -2,6 +2,7 @@ package http
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -164,13 +165,14 @@ func (s *Server) bodyLimit(pattern string) int64 {
 // route's access, puts the viewer in the context and runs the handler,
 // writing any error in the route's style. Nothing before authentication
 // costs more than the route's body limit and the parameter limits allow.
-func (s *Server) wrap(rt route) http.Handler {
+func (s *Server) wrap(rt route, m *metrics) http.Handler {
 	fail := s.writeError
 	if rt.access.oauth {
 		fail = s.writeOAuthError
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		setRoute(r.Context(), rt.pattern)
+		w, r := answering(rw, r, func() { m.partial.WithLabelValues(rt.pattern).Inc() })
 		if err := s.limitBody(w, r, rt.pattern); err != nil {
 			fail(w, r, err)
 			return
@@ -195,6 +197,61 @@ func (s *Server) wrap(rt route) http.Handler {
 			fail(w, r, err)
 		}
 	})
+}
+
+// PartialHeader marks an answer that leaves out what an unavailable store
+// holds (a Sparrow extension): its value is how many parts of the reads
+// were skipped. Reads (GET) may answer so; writes never do.
+const PartialHeader = "X-Sparrow-Partial"
+
+// answerWriter adds, when the header is written, the headers that describe
+// how the request was served: PartialHeader if its reads skipped something
+// (gaps, GET requests only), and Mastodon's X-RateLimit-* if a service noted
+// a rate limit that applies to it.
+type answerWriter struct {
+	*responseWriter
+	gaps    *sparrow.Gaps      // nil: no partial reads
+	limit   *sparrow.RateLimit // what the services noted
+	partial func()             // counts a partial answer
+	done    bool
+}
+
+// answering returns w and r set up for an answerWriter: r's context carries
+// the rate-limit recorder and, for a GET, allows partial reads.
+func answering(w http.ResponseWriter, r *http.Request, partial func()) (*answerWriter, *http.Request) {
+	ctx, limit := sparrow.WithRateLimit(r.Context())
+	aw := &answerWriter{responseWriter: wrapWriter(w), limit: limit, partial: partial}
+	if r.Method == http.MethodGet {
+		ctx, aw.gaps = sparrow.WithGaps(ctx)
+	}
+	return aw, r.WithContext(ctx)
+}
+
+func (w *answerWriter) headers() {
+	if w.done || w.status != 0 {
+		return
+	}
+	w.done = true
+	h := w.Header()
+	if n := w.gaps.Count(); n > 0 {
+		h.Set(PartialHeader, strconv.FormatInt(n, 10))
+		w.partial()
+	}
+	if limit, remaining, reset, ok := w.limit.Get(); ok {
+		h.Set("X-RateLimit-Limit", strconv.FormatInt(limit, 10))
+		h.Set("X-RateLimit-Remaining", strconv.FormatInt(remaining, 10))
+		h.Set("X-RateLimit-Reset", reset.UTC().Format("2006-01-02T15:04:05.000Z"))
+	}
+}
+
+func (w *answerWriter) WriteHeader(code int) {
+	w.headers()
+	w.responseWriter.WriteHeader(code)
+}
+
+func (w *answerWriter) Write(b []byte) (int, error) {
+	w.headers()
+	return w.responseWriter.Write(b)
 }
 
 // Routes returns the patterns of every route ("METHOD /path/{wildcard}"),

@@ -78,7 +78,7 @@ func (s *Server) Handler() http.Handler {
 
 	mux := http.NewServeMux()
 	for _, rt := range s.routes(m) {
-		mux.Handle(rt.pattern, s.wrap(rt))
+		mux.Handle(rt.pattern, s.wrap(rt, m))
 	}
 
 	var h http.Handler = s.jsonFallback(mux)

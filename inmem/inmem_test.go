@@ -101,7 +101,7 @@ func TestLimiterEvictsLeastRecentlyUsed(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]int64{"a": 2, "b": 0, "c": 1} {
-		if n, _ := l.Count(ctx, k); n != want {
+		if n, _, _ := l.Count(ctx, k); n != want {
 			t.Errorf("Count(%s) = %d, want %d", k, n, want)
 		}
 	}

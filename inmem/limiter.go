@@ -43,15 +43,17 @@ func (l *Limiter) Hit(_ context.Context, key string, window time.Duration) (int6
 	return e.val, nil
 }
 
-// Count returns the hits of key in its current window, 0 if none is open.
-func (l *Limiter) Count(_ context.Context, key string) (int64, error) {
+// Count returns the hits of key in its current window and how long until
+// the window ends (0, 0 if none is open).
+func (l *Limiter) Count(_ context.Context, key string) (int64, time.Duration, error) {
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
-	e, ok := l.s.getLocked(key, l.s.clock.Now())
+	now := l.s.clock.Now()
+	e, ok := l.s.getLocked(key, now)
 	if !ok {
-		return 0, nil
+		return 0, 0, nil
 	}
-	return e.val, nil
+	return e.val, e.expires.Sub(now), nil
 }
 
 // Reset forgets key, closing its window. It never fails.

@@ -90,7 +90,7 @@ func TestUnexpectedDataIsInternal(t *testing.T) {
 	if _, _, err := c.KV(prefix).Get(ctx, "h"); !sparrow.IsKind(err, sparrow.EInternal) {
 		t.Errorf("Get of a hash: err = %v, want kind %s", err, sparrow.EInternal)
 	}
-	if _, err := c.Limiter(prefix).Count(ctx, "x"); !sparrow.IsKind(err, sparrow.EInternal) {
+	if _, _, err := c.Limiter(prefix).Count(ctx, "x"); !sparrow.IsKind(err, sparrow.EInternal) {
 		t.Errorf("Count of a non-counter: err = %v, want kind %s", err, sparrow.EInternal)
 	}
 	if _, err := c.Limiter(prefix).Hit(ctx, "x", time.Minute); !sparrow.IsKind(err, sparrow.EInternal) {

@@ -50,20 +50,26 @@ func (l *Limiter) Hit(ctx context.Context, key string, window time.Duration) (in
 	return n, nil
 }
 
-// Count returns the hits of key in its current window, 0 if none is open.
-func (l *Limiter) Count(ctx context.Context, key string) (int64, error) {
-	s, err := l.rdb.Get(ctx, l.prefix+key).Result()
-	if errors.Is(err, goredis.Nil) {
-		return 0, nil
+// Count returns the hits of key in its current window and how long until
+// the window ends (0, 0 if none is open), in one round trip.
+func (l *Limiter) Count(ctx context.Context, key string) (int64, time.Duration, error) {
+	var get *goredis.StringCmd
+	var ttl *goredis.DurationCmd
+	_, err := l.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		get, ttl = p.Get(ctx, l.prefix+key), p.PTTL(ctx, l.prefix+key)
+		return nil
+	})
+	if errors.Is(err, goredis.Nil) || errors.Is(get.Err(), goredis.Nil) {
+		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, wrap(err, "count %q", key)
+		return 0, 0, wrap(err, "count %q", key)
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
+	n, err := strconv.ParseInt(get.Val(), 10, 64)
 	if err != nil {
-		return 0, sparrow.WrapError(sparrow.EInternal, err, "redis: count %q: not a counter", key)
+		return 0, 0, sparrow.WrapError(sparrow.EInternal, err, "redis: count %q: not a counter", key)
 	}
-	return n, nil
+	return n, max(ttl.Val(), 0), nil
 }
 
 // Reset forgets key, closing its window.

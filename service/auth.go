@@ -195,27 +195,68 @@ func (a *Auth) issue(ctx context.Context, appID, accountID sparrow.ID, scopes sp
 	return &sparrow.IssuedToken{AccessToken: secret, Scopes: scopes, CreatedAt: now.Unix()}, nil
 }
 
-// checkPassword verifies a login (email, or username) with failed-login rate
-// limiting per client address and per login name.
+// Failed-login limits, per window of Config.LoginWindow, with A =
+// Config.LoginAttempts (5 by default):
+//
+//   - one login name from one client address: A failures, then that pair
+//     is refused until the window ends (a successful login forgets the
+//     pair's failures);
+//   - one client address, whatever the names: 10·A failures (an address may
+//     be shared, behind NAT);
+//   - one login name from every address: past 20·A failures the account is
+//     under attack, and each address gets one try per window.
+//
+// No limit is per account alone, so nobody can lock an owner out: an
+// address that has not failed on a name (a clean address) may always try it.
+const (
+	loginIPFactor     = 10
+	loginAttackFactor = 20
+)
+
+// checkPassword verifies a login (email, or username) under the
+// failed-login limits, noting the closest one in ctx (sparrow.NoteRateLimit).
 func (a *Auth) checkPassword(ctx context.Context, login, password, remote string) (*sparrow.Account, error) {
-	// A client address may be shared (NAT), so it gets ten times an account's allowance.
-	keys := []string{"login:ip:" + remote, "login:name:" + strings.ToLower(login)}
-	limits := []int64{10 * int64(a.c.LoginAttempts), int64(a.c.LoginAttempts)}
+	name := strings.ToLower(login)
+	keys := [3]string{"login:ip:" + remote, "login:pair:" + remote + "|" + name, "login:name:" + name}
+	var counts [3]int64
+	var resets [3]time.Duration
 	for i, k := range keys {
-		n, err := a.d.Limiter.Count(ctx, k)
+		n, reset, err := a.d.Limiter.Count(ctx, k)
 		if err != nil {
 			return nil, err
 		}
-		if n >= limits[i] {
-			return nil, sparrow.Errorf(sparrow.ERateLimited, "Too many failed login attempts, try again later")
+		counts[i], resets[i] = n, reset
+	}
+	attempts := int64(a.c.LoginAttempts)
+	limits := [2]int64{loginIPFactor * attempts, attempts}
+	if counts[2] >= loginAttackFactor*attempts {
+		limits[1] = 1 // under attack: one try per address
+	}
+	now := a.d.Clock.Now()
+	note := func() {
+		for i, limit := range limits {
+			reset := resets[i]
+			if reset <= 0 {
+				reset = a.c.LoginWindow
+			}
+			sparrow.NoteRateLimit(ctx, limit, limit-counts[i], now.Add(reset))
+		}
+	}
+	for i, limit := range limits {
+		if counts[i] >= limit {
+			note()
+			return nil, &sparrow.Error{Kind: sparrow.ERateLimited, Msg: "Too many failed login attempts, try again later", Retry: resets[i]}
 		}
 	}
 	fail := func() (*sparrow.Account, error) {
-		for _, k := range keys {
-			if _, err := a.d.Limiter.Hit(ctx, k, a.c.LoginWindow); err != nil {
+		for i, k := range keys {
+			n, err := a.d.Limiter.Hit(ctx, k, a.c.LoginWindow)
+			if err != nil {
 				return nil, err
 			}
+			counts[i] = n
 		}
+		note()
 		return nil, sparrow.Errorf(sparrow.EInvalid, "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.")
 	}
 	var acc *sparrow.Account
@@ -239,6 +280,12 @@ func (a *Auth) checkPassword(ctx context.Context, login, password, remote string
 	}
 	if bcrypt.CompareHashAndPassword([]byte(acc.PasswordHash), []byte(password)) != nil {
 		return fail()
+	}
+	note()
+	if counts[1] > 0 {
+		if err := a.d.Limiter.Reset(ctx, keys[1]); err != nil {
+			return nil, err
+		}
 	}
 	return acc, nil
 }

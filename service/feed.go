@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"sparrow"
@@ -40,8 +41,9 @@ type Feed struct {
 	cache    *FollowingCache
 	Observer FeedObserver
 
-	touched sync.Map // user → unix seconds of the last recorded touch (throttle)
-	bg      sync.WaitGroup
+	touched   sync.Map    // user → unix seconds of the last recorded touch (throttle)
+	cacheDown atomic.Bool // the cache tier failed last time it was asked (see cacheTier)
+	bg        sync.WaitGroup
 }
 
 func (f *Feed) now() time.Time { return f.d.Clock.Now().UTC() }

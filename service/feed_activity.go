@@ -12,7 +12,10 @@ import (
 const touchEvery = 5 * time.Minute
 
 // Touch marks user as seen now, at most once every touchEvery per process
-// (every authenticated request calls it; see touch for what it does).
+// (every authenticated request calls it; see touch for what it does). An
+// unavailable cache tier is not an error (see cacheTier): the mark is
+// derived data, and the user's next home read, which touches again, finds
+// its inbox rebuilt by pull.
 func (f *Feed) Touch(ctx context.Context, user sparrow.ID) error {
 	if user == 0 {
 		return nil
@@ -20,7 +23,7 @@ func (f *Feed) Touch(ctx context.Context, user sparrow.ID) error {
 	if last, ok := f.touched.Load(user); ok && f.now().Unix()-last.(int64) < int64(touchEvery/time.Second) {
 		return nil
 	}
-	return f.touch(ctx, user)
+	return f.cacheTier(f.touch(ctx, user))
 }
 
 // touch reads user's last-seen mark and moves it to now if it is older than

@@ -29,19 +29,51 @@ func (f *Feed) Home(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]*s
 		return nil, err
 	}
 	p = p.Normalize(sparrow.MaxLimit)
-	if err := f.touch(ctx, v.AccountID); err != nil {
+	// The inbox and the activity marks are derived data in the cache tier:
+	// while it does not answer, the page is pulled from the stores.
+	collect := f.collect
+	if err := f.cacheTier(f.touch(ctx, v.AccountID)); err != nil {
 		return nil, err
+	} else if f.cacheDown.Load() {
+		collect = f.pullOnly
 	}
 	follows, err := f.following(ctx, v.AccountID)
 	if err != nil {
 		return nil, err
 	}
-	if f.c.FeedMode != ModePull {
-		if err := f.ensureInbox(ctx, v.AccountID, follows); err != nil {
+	if f.c.FeedMode != ModePull && !f.cacheDown.Load() {
+		if err := f.cacheTier(f.ensureInbox(ctx, v.AccountID, follows)); err != nil {
 			return nil, err
 		}
 	}
-	return f.page(ctx, v, follows, p, f.collect)
+	return f.page(ctx, v, follows, p, collect)
+}
+
+// cacheTier watches the errors of the cache tier (inboxes, recent lists,
+// activity marks): an unavailable cache tier is noted (cacheDown, logged
+// once when it goes and once when it comes back) and not an error, since
+// what it holds is derived data that the stores can answer for; any other
+// error is returned. A nil error notes the cache tier as up.
+func (f *Feed) cacheTier(err error) error {
+	switch {
+	case err == nil:
+		if f.cacheDown.CompareAndSwap(true, false) {
+			f.d.Logger.Info("cache tier back: home feeds read their inboxes again")
+		}
+		return nil
+	case sparrow.IsKind(err, sparrow.EUnavailable):
+		if f.cacheDown.CompareAndSwap(false, true) {
+			f.d.Logger.Warn("cache tier unavailable: home feeds are pulled from the stores until it is back", "err", err)
+		}
+		return nil
+	}
+	return err
+}
+
+// pullOnly is the candidate source while the cache tier is down: the pull
+// path, which needs only the stores.
+func (f *Feed) pullOnly(ctx context.Context, _ sparrow.ID, follows []sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, bool, error) {
+	return f.pull(ctx, follows, p)
 }
 
 // collector gathers up to p.Limit candidate items inside p, newest first, and
@@ -99,6 +131,9 @@ func (f *Feed) collect(ctx context.Context, user sparrow.ID, follows []sparrow.I
 	}
 	inbox, st, err := f.d.Inboxes.Read(ctx, user, p)
 	if err != nil {
+		if f.cacheTier(err) == nil {
+			return f.pull(ctx, follows, p) // the cache tier went down
+		}
 		return nil, false, err
 	}
 	floor := st.Floor
@@ -113,6 +148,9 @@ func (f *Feed) collect(ctx context.Context, user sparrow.ID, follows []sparrow.I
 	if f.c.FeedMode == ModeHybrid {
 		hot, err := f.hotItems(ctx, follows, p, inbox)
 		if err != nil {
+			if f.cacheTier(err) == nil {
+				return f.pull(ctx, follows, p) // the cache tier went down
+			}
 			return nil, false, err
 		}
 		merged = mergeItems(merged, hot)
@@ -241,28 +279,15 @@ func mergeItems(a, b []sparrow.FeedItem) []sparrow.FeedItem {
 // narrows what is looked at), statuses the reader may see, nothing by
 // accounts the reader blocks or mutes or that block it (nor reblogs of
 // them), and reblogs only from follows that show them; then hydrates in the
-// items' order.
+// items' order. The statuses are loaded first (a partial read leaves out an
+// unavailable store's), so that the policy asks only the stores that hold
+// what the page shows.
 func (f *Feed) admit(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID, items []sparrow.FeedItem) ([]*sparrow.StatusView, error) {
-	var authors []sparrow.ID
-	for _, it := range items {
-		if _, ok := slices.BinarySearch(follows, it.Author); ok {
-			authors = append(authors, it.Author)
-		}
-	}
-	if len(authors) == 0 {
-		return nil, nil
-	}
-	acc := f.statuses.policy.access(v)
-	if err := acc.ensure(ctx, authors, true); err != nil {
-		return nil, err
-	}
 	var ids []sparrow.ID
 	for _, it := range items {
-		a := it.Author
-		if a != v.AccountID && (!acc.follows(a) || acc.hides(a) || it.Reblog != 0 && !acc.rows.Following[a].Reblogs) {
-			continue
+		if _, ok := slices.BinarySearch(follows, it.Author); ok {
+			ids = append(ids, it.ID)
 		}
-		ids = append(ids, it.ID)
 	}
 	if len(ids) == 0 {
 		return nil, nil
@@ -272,14 +297,26 @@ func (f *Feed) admit(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID
 		return nil, err
 	}
 	byID := make(map[sparrow.ID]*sparrow.Status, len(sts))
+	authors := make([]sparrow.ID, 0, len(sts))
 	for _, s := range sts {
 		byID[s.ID] = s
+		authors = append(authors, s.AccountID)
+	}
+	acc := f.statuses.policy.access(v)
+	if err := acc.ensure(ctx, authors, true); err != nil {
+		return nil, err
 	}
 	keep := make([]*sparrow.Status, 0, len(ids))
 	for _, id := range ids {
-		if s := byID[id]; s != nil && !s.Deleted() && (s.ReblogOfID == 0 || s.AccountID == v.AccountID || acc.rows.Following[s.AccountID].Reblogs) {
-			keep = append(keep, s)
+		s := byID[id]
+		if s == nil || s.Deleted() {
+			continue
 		}
+		a := s.AccountID
+		if a != v.AccountID && (!acc.follows(a) || acc.hides(a) || s.ReblogOfID != 0 && !acc.rows.Following[a].Reblogs) {
+			continue
+		}
+		keep = append(keep, s)
 	}
 	return f.statuses.hydrate(ctx, acc, keep, readFeed)
 }

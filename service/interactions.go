@@ -262,8 +262,8 @@ func (s *Interactions) Context(ctx context.Context, v sparrow.Viewer, id sparrow
 	var up []sparrow.ID
 	for parent := st.InReplyToID; parent != 0 && len(up) < 40; {
 		p, err := s.d.Statuses.Status(ctx, parent)
-		if sparrow.IsKind(err, sparrow.ENotFound) {
-			break
+		if sparrow.IsKind(err, sparrow.ENotFound) || sparrow.SkipUnavailable(ctx, err) {
+			break // gone, or on a store that does not answer (a partial read)
 		}
 		if err != nil {
 			return nil, err
@@ -278,6 +278,9 @@ func (s *Interactions) Context(ctx context.Context, v sparrow.Viewer, id sparrow
 		cur := queue[0]
 		queue = queue[1:]
 		refs, err := s.d.References.References(ctx, cur, sparrow.RefComment, sparrow.Page{Limit: 1000})
+		if sparrow.SkipUnavailable(ctx, err) {
+			continue // this branch's relations are on a store that does not answer
+		}
 		if err != nil {
 			return nil, err
 		}

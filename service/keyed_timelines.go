@@ -203,29 +203,17 @@ func (t *Timelines) keyedRead(ctx context.Context, v sparrow.Viewer, p sparrow.P
 		func(items []sparrow.FeedItem) ([]*sparrow.StatusView, error) { return t.keyedViews(ctx, v, items) })
 }
 
-// keyedViews turns feed items into the views v may see, in order: items by
-// accounts v blocks, mutes or is blocked by are dropped before loading (one
-// read of v's rows on v's shard, one of the authors' block rows per store),
-// then the rest is loaded with one multi-get and hydrated in feed mode.
+// keyedViews turns feed items into the views v may see, in order: one
+// multi-get of the statuses (a partial read leaves out an unavailable
+// store's), hydrated in feed mode, which drops what v may not see and what
+// is by accounts v blocks, mutes or is blocked by.
 func (t *Timelines) keyedViews(ctx context.Context, v sparrow.Viewer, items []sparrow.FeedItem) ([]*sparrow.StatusView, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
-	acc := t.statuses.policy.access(v)
-	authors := make([]sparrow.ID, len(items))
-	for i, it := range items {
-		authors[i] = it.Author
-	}
-	if err := acc.ensure(ctx, authors, true); err != nil {
-		return nil, err
-	}
-	items = slices.DeleteFunc(slices.Clone(items), func(it sparrow.FeedItem) bool { return acc.hides(it.Author) })
 	ids := make([]sparrow.ID, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
-	}
-	if len(ids) == 0 {
-		return nil, nil
 	}
 	got, err := t.d.Statuses.Statuses(ctx, ids)
 	if err != nil {
@@ -241,7 +229,7 @@ func (t *Timelines) keyedViews(ctx context.Context, v sparrow.Viewer, items []sp
 			sts = append(sts, st)
 		}
 	}
-	return t.statuses.hydrate(ctx, acc, sts, readFeed)
+	return t.statuses.hydrate(ctx, t.statuses.policy.access(v), sts, readFeed)
 }
 
 // Bounds of keyedFill. A page stops early once it holds something after

@@ -82,7 +82,11 @@ func (a *access) ensure(ctx context.Context, authors []sparrow.ID, withRows bool
 		}
 	}
 	if len(blocks) > 0 {
-		got, err := a.p.rel.EdgesTo(ctx, sparrow.Block, blocks, a.v.AccountID)
+		// Strict: an author whose store does not answer is not taken as
+		// not blocking; the read fails instead. (Reads load the authors'
+		// statuses first, from the same stores, so this asks only stores
+		// that have just answered.)
+		got, err := a.p.rel.EdgesTo(sparrow.Strict(ctx), sparrow.Block, blocks, a.v.AccountID)
 		if err != nil {
 			return err
 		}

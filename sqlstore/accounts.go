@@ -95,14 +95,18 @@ func (s *Store) Account(ctx context.Context, id sparrow.ID) (*sparrow.Account, e
 	return a, db.translate(err, "account")
 }
 
-// Accounts multi-gets accounts, one query per physical store.
+// Accounts multi-gets accounts, one query per physical store; in a context
+// that allows partial reads, an unavailable store's accounts are left out.
 func (s *Store) Accounts(ctx context.Context, ids []sparrow.ID) ([]*sparrow.Account, error) {
 	var out []*sparrow.Account
 	for db, group := range s.shards.groupByDB(ids) {
 		in, args := inIDs(group)
 		rows, err := db.queryR(ctx, "SELECT "+accountCols+" FROM accounts WHERE id IN ("+in+")", args...)
 		if err != nil {
-			return nil, db.translate(err, "accounts")
+			if err = db.translate(err, "accounts"); sparrow.SkipUnavailable(ctx, err) {
+				continue // a partial read
+			}
+			return nil, err
 		}
 		for rows.Next() {
 			a, err := scanAccount(rows)
@@ -127,7 +131,10 @@ func (s *Store) AccountsExist(ctx context.Context, ids []sparrow.ID) (map[sparro
 		in, args := inIDs(group)
 		rows, err := db.queryR(ctx, "SELECT id FROM accounts WHERE id IN ("+in+")", args...)
 		if err != nil {
-			return nil, db.translate(err, "accounts exist")
+			if err = db.translate(err, "accounts exist"); sparrow.SkipUnavailable(ctx, err) {
+				continue // a partial read
+			}
+			return nil, err
 		}
 		for rows.Next() {
 			var id int64

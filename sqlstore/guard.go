@@ -157,15 +157,15 @@ type guardedConn struct {
 }
 
 var (
-	_ driver.ConnBeginTx         = (*guardedConn)(nil)
-	_ driver.ConnPrepareContext  = (*guardedConn)(nil)
-	_ driver.ExecerContext       = (*guardedConn)(nil)
-	_ driver.QueryerContext      = (*guardedConn)(nil)
-	_ driver.Pinger              = (*guardedConn)(nil)
-	_ driver.SessionResetter     = (*guardedConn)(nil)
-	_ driver.Validator           = (*guardedConn)(nil)
-	_ driver.NamedValueChecker   = (*guardedConn)(nil)
-	_ driver.Connector           = (*guardedConnector)(nil)
+	_ driver.ConnBeginTx        = (*guardedConn)(nil)
+	_ driver.ConnPrepareContext = (*guardedConn)(nil)
+	_ driver.ExecerContext      = (*guardedConn)(nil)
+	_ driver.QueryerContext     = (*guardedConn)(nil)
+	_ driver.Pinger             = (*guardedConn)(nil)
+	_ driver.SessionResetter    = (*guardedConn)(nil)
+	_ driver.Validator          = (*guardedConn)(nil)
+	_ driver.NamedValueChecker  = (*guardedConn)(nil)
+	_ driver.Connector          = (*guardedConnector)(nil)
 )
 
 func (c *guardedConn) Prepare(query string) (driver.Stmt, error) {

@@ -128,6 +128,9 @@ func (s *Store) pullRound(ctx context.Context, todo []pending, k int) (pullResul
 	out := pullResult{truncated: map[sparrow.ID]sparrow.ID{}}
 	counts := map[sparrow.ID]int{}
 	for r := range results {
+		if sparrow.SkipUnavailable(ctx, r.err) {
+			continue // a partial read: these authors' items are left out
+		}
 		if r.err != nil {
 			return out, r.err
 		}
@@ -222,7 +225,10 @@ func (s *Store) EdgesTo(ctx context.Context, kind sparrow.EdgeKind, froms []spar
 		got, err := queryEdges(ctx, db.R, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE to_id = ? AND state = 1 AND from_id IN ("+
 			placeholders(len(group))+")", append([]any{int64(to)}, idArgs(group)...)...)
 		if err != nil {
-			return nil, db.translate(err, "edges to")
+			if err = db.translate(err, "edges to"); sparrow.SkipUnavailable(ctx, err) {
+				continue // a partial read: callers that decide access read with sparrow.Strict
+			}
+			return nil, err
 		}
 		for _, e := range got {
 			out[e.From] = e

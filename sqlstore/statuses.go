@@ -226,6 +226,9 @@ func (s *Store) Statuses(ctx context.Context, ids []sparrow.ID) ([]*sparrow.Stat
 	for db, group := range s.shards.groupByDB(ids) {
 		in, args := inIDs(group)
 		got, err := queryStatuses(ctx, db, "SELECT "+statusCols+" FROM statuses WHERE id IN ("+in+")", args...)
+		if sparrow.SkipUnavailable(ctx, err) {
+			continue // a partial read: this store's statuses are left out
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -53,14 +53,20 @@ func wantHit(t *testing.T, l sparrow.Limiter, key string, window time.Duration, 
 	}
 }
 
+// wantCount checks the count of key, and that an open window ends within
+// a minute (every hit of the suite opens windows of at most a minute) and a
+// closed one reports no end.
 func wantCount(t *testing.T, l sparrow.Limiter, key string, want int64) {
 	t.Helper()
-	n, err := l.Count(ctx(t), key)
+	n, reset, err := l.Count(ctx(t), key)
 	if err != nil {
 		t.Fatalf("Count(%q): %v", key, err)
 	}
 	if n != want {
 		t.Fatalf("Count(%q) = %d, want %d", key, n, want)
+	}
+	if (n == 0) != (reset == 0) || reset < 0 || reset > time.Minute {
+		t.Fatalf("Count(%q) = %d with the window ending in %v", key, n, reset)
 	}
 }
 
