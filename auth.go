@@ -2,7 +2,9 @@ package sparrow
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"slices"
 	"strings"
 	"time"
@@ -105,7 +107,8 @@ type App struct {
 	CreatedAt    time.Time
 }
 
-// Token is a bearer access token. Only its SHA-256 hash is stored.
+// Token is a bearer access token. Only its hash is stored (TokenHash), on
+// the shard of its owner's gene.
 type Token struct {
 	Hash      []byte
 	AppID     ID
@@ -125,10 +128,43 @@ type AuthCode struct {
 	ExpiresAt     time.Time
 }
 
-// HashSecret returns the SHA-256 of a token, client secret or code. Secrets are
+// HashSecret returns the SHA-256 of a client secret or code. Secrets are
 // 256-bit random values, so a plain hash is enough to store them safely.
 func HashSecret(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// tokenLen is the length of an access token: 33 bytes, base64url-encoded
+// without padding (the owner's gene, then 256 random bits).
+const tokenLen = 44
+
+// NewToken returns a new access token carrying gene: the logical shard of
+// its owner (the account, or the app for an app-only token). The token is
+// stored on that shard (TokenHash), so that authenticating a request needs
+// only the store that holds its owner's own data: a store that is down
+// costs only the requests of its own users.
+func NewToken(gene int) string {
+	b := make([]byte, 33)
+	if _, err := rand.Read(b[1:]); err != nil {
+		panic("crypto/rand: " + err.Error())
+	}
+	b[0] = byte(gene)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// TokenHash returns the key under which an access token is stored: its
+// SHA-256, whose first byte, the logical shard of the row (KeyShard), is
+// replaced by the token's gene (NewToken). Tokens of the earlier format (43
+// characters, no gene) keep their plain hash and its shard. The other 31
+// bytes of the hash keep the token secret at rest.
+func TokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	if len(token) == tokenLen {
+		if b, err := base64.RawURLEncoding.DecodeString(token[:4]); err == nil {
+			h[0] = b[0]
+		}
+	}
 	return h[:]
 }
 
@@ -137,7 +173,8 @@ func HashSecret(secret string) []byte {
 func KeyShard(key string) int { return int(HashSecret(key)[0]) }
 
 // AuthStore is the durable store of OAuth apps, tokens and codes. Each row
-// lives on the logical shard of its key's hash (KeyShard).
+// lives on the logical shard of the first byte of its hash: KeyShard for
+// apps and codes, the owner's gene for tokens (TokenHash).
 type AuthStore interface {
 	// CreateApp stores a new app.
 	CreateApp(ctx context.Context, a *App) error

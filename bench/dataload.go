@@ -159,7 +159,7 @@ func createTokens(ctx context.Context, s *sqlstore.Store, d *Dataset, nb NewBar)
 	var users []User
 	for i, r := range d.Roles {
 		if r != RolePassive {
-			users = append(users, User{ID: d.IDs[i], Token: secret(), Followers: int64(d.Followers[i]), Following: int64(d.Following[i]), Role: r})
+			users = append(users, User{ID: d.IDs[i], Token: sparrow.NewToken(d.IDs[i].Shard()), Followers: int64(d.Followers[i]), Following: int64(d.Following[i]), Role: r})
 		}
 	}
 	bar := nb.start("tokens", int64(len(users)))
@@ -173,7 +173,7 @@ func createTokens(ctx context.Context, s *sqlstore.Store, d *Dataset, nb NewBar)
 			defer wg.Done()
 			for i := range work {
 				u := users[i]
-				t := &sparrow.Token{Hash: sparrow.HashSecret(u.Token), AppID: app.ID, AccountID: u.ID, Scopes: app.Scopes, CreatedAt: now}
+				t := &sparrow.Token{Hash: sparrow.TokenHash(u.Token), AppID: app.ID, AccountID: u.ID, Scopes: app.Scopes, CreatedAt: now}
 				if err := s.CreateToken(ctx, t); err != nil {
 					errs <- fmt.Errorf("token of %d: %w", u.ID, err)
 					return

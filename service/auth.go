@@ -185,10 +185,16 @@ func (a *Auth) exchangeCode(ctx context.Context, app *sparrow.App, g sparrow.Gra
 	return a.issue(ctx, app.ID, code.AccountID, code.Scopes)
 }
 
+// issue creates a token for the account (0: an app-only token), stored on
+// the shard of its owner: the account, or the app.
 func (a *Auth) issue(ctx context.Context, appID, accountID sparrow.ID, scopes sparrow.Scopes) (*sparrow.IssuedToken, error) {
-	secret := newSecret()
+	owner := accountID
+	if owner == 0 {
+		owner = appID
+	}
+	secret := sparrow.NewToken(owner.Shard())
 	now := a.d.Clock.Now()
-	t := &sparrow.Token{Hash: sparrow.HashSecret(secret), AppID: appID, AccountID: accountID, Scopes: scopes, CreatedAt: now}
+	t := &sparrow.Token{Hash: sparrow.TokenHash(secret), AppID: appID, AccountID: accountID, Scopes: scopes, CreatedAt: now}
 	if err := a.d.Auth.CreateToken(ctx, t); err != nil {
 		return nil, err
 	}
@@ -330,7 +336,7 @@ func (a *Auth) Revoke(ctx context.Context, clientID, clientSecret, token string)
 	if err != nil {
 		return sparrow.Errorf(sparrow.EForbidden, "You are not authorized to revoke this token")
 	}
-	hash := sparrow.HashSecret(token)
+	hash := sparrow.TokenHash(token)
 	t, err := a.d.Auth.Token(ctx, hash)
 	if sparrow.IsKind(err, sparrow.ENotFound) {
 		return nil
@@ -362,7 +368,7 @@ func (a *Auth) Authenticate(ctx context.Context, bearer string) (sparrow.Viewer,
 	if bearer == "" || len(bearer) > 256 {
 		return sparrow.Viewer{}, invalid
 	}
-	hash := sparrow.HashSecret(bearer)
+	hash := sparrow.TokenHash(bearer)
 	key := tokenCacheKey(hash)
 	if raw, ok, err := a.d.Cache.Get(ctx, key); err == nil && ok {
 		var c cachedToken
