@@ -122,6 +122,10 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 		if a.redis, err = redis.Open(ctx, c.RedisURL); err != nil {
 			return nil, err
 		}
+		if err := a.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparrow_redis_up",
+			Help: "Circuit state of Redis: 1 closed, 0.5 half open, 0 open."}, a.redis.Up)); err != nil {
+			return nil, err
+		}
 		limiter = &inmem.FallbackLimiter{Primary: a.redis.Limiter(c.RedisPrefix), Local: inmem.NewLimiter(inmem.Options{}), Log: logger}
 		cache = a.redis.KV(c.RedisPrefix)
 		inboxes, recent = a.redis.Inboxes(c.RedisPrefix, c.InboxCap), a.redis.RecentLists(c.RedisPrefix, c.RecentCap)

@@ -43,6 +43,7 @@ var stacks = []stack{
 			mysql.DropDatabase(context.Background(), a)
 			mysql.DropDatabase(context.Background(), b)
 		})
+		testenv.CleanRedis(t, redisURL, fmt.Sprintf("sparrowe2e%d:", tag))
 		return app.Config{DataDir: t.TempDir(), Shards: "0-127=" + a + ",128-255=" + b, RedisURL: redisURL,
 			NATSURL: natsURL, Stream: fmt.Sprintf("SPARROWE2E%d", tag), RedisPrefix: fmt.Sprintf("sparrowe2e%d:", tag)}
 	}},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sparrow"
+	"sparrow/breaker"
 	"sparrow/internal/faultproxy"
 	"sparrow/mysql"
 	"sparrow/sqlstore"
@@ -58,14 +59,14 @@ func TestHangingStoreTripsItsBreaker(t *testing.T) {
 			} else {
 				p.Down()
 			}
-			for i := 0; i < sqlstore.GuardTrip; i++ {
+			for i := 0; i < breaker.Trip; i++ {
 				err, took := read(s)
 				if !sparrow.IsKind(err, sparrow.EUnavailable) || took > 3*time.Second {
 					t.Fatalf("failure %d: %v after %v, want EUnavailable within the I/O timeout", i, err, took)
 				}
 			}
 			if db.Guard.Up() != 0 {
-				t.Fatalf("circuit state %v after %d failures, want open", db.Guard.Up(), sqlstore.GuardTrip)
+				t.Fatalf("circuit state %v after %d failures, want open", db.Guard.Up(), breaker.Trip)
 			}
 			err, took := read(s)
 			if !sparrow.IsKind(err, sparrow.EUnavailable) || took > 50*time.Millisecond || sparrow.RetryAfter(err) <= 0 {
@@ -75,7 +76,7 @@ func TestHangingStoreTripsItsBreaker(t *testing.T) {
 				t.Fatalf("client message %q", msg)
 			}
 			p.Up()
-			deadline := time.Now().Add(sqlstore.GuardOpenFor + 5*time.Second)
+			deadline := time.Now().Add(breaker.OpenFor + 5*time.Second)
 			for {
 				err, _ := read(s)
 				if sparrow.IsKind(err, sparrow.ENotFound) {

@@ -40,6 +40,12 @@ var (
 // closeTimeout bounds the drain of the connection at Close.
 const closeTimeout = 10 * time.Second
 
+// The liveness check of the connection (see Open).
+const (
+	pingInterval = 5 * time.Second
+	maxPingsOut  = 2
+)
+
 // Open connects to the bus (starting the embedded server if cfg.URL is empty)
 // and creates or updates the stream. Errors are EInvalid for a bad Config and
 // EUnavailable when the server cannot be reached or refuses the stream.
@@ -55,6 +61,11 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		natsgo.Name("sparrow"),
 		natsgo.MaxReconnects(-1),
 		natsgo.ReconnectWait(time.Second),
+		// A server that stops answering (a wedged process, a frozen network)
+		// is noticed within PingInterval × (MaxPingsOut + 1), not the
+		// client's default of minutes, and the client reconnects.
+		natsgo.PingInterval(pingInterval),
+		natsgo.MaxPingsOutstanding(maxPingsOut),
 		natsgo.DisconnectErrHandler(func(_ *natsgo.Conn, err error) {
 			if err != nil {
 				log.Warn("nats: disconnected", "err", err)

@@ -271,7 +271,7 @@ func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []s
 		}
 	}
 	acc := n.statuses.policy.access(v)
-	if err := acc.ensure(ctx, senders, true); err != nil {
+	if err := acc.ensureRows(ctx, senders); err != nil {
 		return nil, err
 	}
 	views := map[sparrow.ID]*sparrow.StatusView{}

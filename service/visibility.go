@@ -64,21 +64,15 @@ func (p policy) access(v sparrow.Viewer) *access {
 
 // ensure loads, for the authors not loaded yet, whether they block v (one
 // read per physical store of the authors) and, if withRows, v's rows with
-// them (one read on v's shard). Anonymous viewers and v itself need nothing.
+// them (ensureRows). Anonymous viewers and v itself need nothing.
 func (a *access) ensure(ctx context.Context, authors []sparrow.ID, withRows bool) error {
 	if a.v.Anonymous() {
 		return nil
 	}
-	var blocks, rows []sparrow.ID
+	var blocks []sparrow.ID
 	for _, id := range authors {
-		if id == a.v.AccountID || id == 0 {
-			continue
-		}
-		if _, ok := a.blocked[id]; !ok && !slices.Contains(blocks, id) {
+		if _, ok := a.blocked[id]; !ok && id != a.v.AccountID && id != 0 && !slices.Contains(blocks, id) {
 			blocks = append(blocks, id)
-		}
-		if withRows && !a.rowsFor[id] && !slices.Contains(rows, id) {
-			rows = append(rows, id)
 		}
 	}
 	if len(blocks) > 0 {
@@ -94,23 +88,43 @@ func (a *access) ensure(ctx context.Context, authors []sparrow.ID, withRows bool
 			a.blocked[id] = got[id].Active
 		}
 	}
-	if len(rows) > 0 {
-		got, err := a.p.rel.RelationRows(ctx, a.v.AccountID, rows)
-		if err != nil {
-			return err
+	if withRows {
+		return a.ensureRows(ctx, authors)
+	}
+	return nil
+}
+
+// ensureRows loads v's rows with the accounts not loaded yet (one read on
+// v's shard), without the accounts' block rows: for decisions about them
+// that are v's own (whom v blocks, who asks to follow v).
+func (a *access) ensureRows(ctx context.Context, ids []sparrow.ID) error {
+	if a.v.Anonymous() {
+		return nil
+	}
+	var rows []sparrow.ID
+	for _, id := range ids {
+		if id != a.v.AccountID && id != 0 && !a.rowsFor[id] && !slices.Contains(rows, id) {
+			rows = append(rows, id)
 		}
-		for _, pair := range []struct{ into, from map[sparrow.ID]sparrow.Edge }{
-			{a.rows.Following, got.Following}, {a.rows.Requested, got.Requested}, {a.rows.Blocking, got.Blocking},
-			{a.rows.Muting, got.Muting}, {a.rows.FollowedBy, got.FollowedBy}, {a.rows.RequestedBy, got.RequestedBy},
-			{a.rows.BlockedBy, got.BlockedBy},
-		} {
-			for id, e := range pair.from {
-				pair.into[id] = e
-			}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	got, err := a.p.rel.RelationRows(ctx, a.v.AccountID, rows)
+	if err != nil {
+		return err
+	}
+	for _, pair := range []struct{ into, from map[sparrow.ID]sparrow.Edge }{
+		{a.rows.Following, got.Following}, {a.rows.Requested, got.Requested}, {a.rows.Blocking, got.Blocking},
+		{a.rows.Muting, got.Muting}, {a.rows.FollowedBy, got.FollowedBy}, {a.rows.RequestedBy, got.RequestedBy},
+		{a.rows.BlockedBy, got.BlockedBy},
+	} {
+		for id, e := range pair.from {
+			pair.into[id] = e
 		}
-		for _, id := range rows {
-			a.rowsFor[id] = true
-		}
+	}
+	for _, id := range rows {
+		a.rowsFor[id] = true
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"sparrow"
+	"sparrow/breaker"
 )
 
 // Dialect is what differs between the SQL engines.
@@ -167,7 +168,7 @@ func (db *DB) translate(err error, op string) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return sparrow.WrapError(sparrow.EUnavailable, err, "Request cancelled")
 	case StoreFailure(err, db.Dialect.IsUnavailable):
-		return sparrow.Unavailable(fmt.Errorf("%s %s: %w", db.Name, op, err), GuardOpenFor, "store %s unavailable", db.Name)
+		return sparrow.Unavailable(fmt.Errorf("%s %s: %w", db.Name, op, err), breaker.OpenFor, "store %s unavailable", db.Name)
 	case db.Dialect.IsDuplicate != nil && db.Dialect.IsDuplicate(err):
 		return sparrow.WrapError(sparrow.EConflict, err, "Already exists")
 	}

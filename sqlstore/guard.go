@@ -8,11 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"syscall"
-	"time"
 
-	"github.com/sony/gobreaker/v2"
-
-	"sparrow"
+	"sparrow/breaker"
 )
 
 // A store that is down or hangs must cost the requests that need it one
@@ -21,91 +18,30 @@ import (
 //   - timeouts of the driver's own I/O, shorter than its 30 s default, so
 //     that a hanging store fails the requests waiting on it (the mysql
 //     package sets them);
-//   - a circuit breaker per physical store (Guard), in front of every
-//     connection: after a few consecutive failures of the store itself
-//     (refused or broken connections, I/O timeouts), it opens, and every
-//     operation fails at once with ErrStoreUnavailable, a 503 with
-//     Retry-After, until a probe after GuardOpenFor finds the store back.
-//     Each state change is logged once.
-//
-// The breaker is built on github.com/sony/gobreaker; this file only puts it
-// in front of database/sql's driver interfaces.
+//   - a circuit breaker per physical store (package breaker) in front of
+//     every connection and operation: Guard puts it in front of
+//     database/sql's driver interfaces.
 
 // ErrStoreUnavailable is the error of an operation refused because its
 // store's circuit is open (or half open, with its probe under way).
-var ErrStoreUnavailable = errors.New("store unavailable")
-
-// Defaults of a Guard.
-const (
-	// GuardTrip is how many consecutive failures of a store open its circuit.
-	GuardTrip = 3
-	// GuardOpenFor is how long an open circuit refuses everything before it
-	// lets one probe through.
-	GuardOpenFor = 3 * time.Second
-)
+var ErrStoreUnavailable = breaker.ErrOpen
 
 // Guard is the circuit breaker of one physical store. It is safe for
 // concurrent use.
 type Guard struct {
-	name    string
-	cb      *gobreaker.TwoStepCircuitBreaker[struct{}]
-	failure func(error) bool
+	*breaker.Breaker
 }
 
 // NewGuard returns the breaker of the store name. failure tells the errors
 // of the store itself (see StoreFailure) from those of a statement (a
-// duplicate key, a deadlock), which count as answers; a caller's cancelled
-// or expired context counts as neither. log receives each state change.
+// duplicate key, a deadlock), which count as answers. log receives each
+// state change.
 func NewGuard(name string, failure func(error) bool, log *slog.Logger) *Guard {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	g := &Guard{name: name, failure: failure}
-	g.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        name,
-		MaxRequests: 1,
-		Timeout:     GuardOpenFor,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= GuardTrip },
-		IsSuccessful: func(err error) bool {
-			return err == nil || !failure(err)
-		},
-		IsExcluded: func(err error) bool {
-			return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrSkip)
-		},
-		OnStateChange: func(name string, from, to gobreaker.State) {
-			switch to {
-			case gobreaker.StateOpen:
-				log.Warn("store unavailable: its requests answer 503 until it is back", "store", name, "from", from.String())
-			case gobreaker.StateClosed:
-				log.Info("store available again", "store", name)
-			}
-		},
-	})
-	return g
-}
-
-// Up returns 1 while the circuit is closed, 0.5 while a probe is allowed,
-// and 0 while it is open (the sparrow_store_up gauge).
-func (g *Guard) Up() float64 {
-	switch g.cb.State() {
-	case gobreaker.StateClosed:
-		return 1
-	case gobreaker.StateHalfOpen:
-		return 0.5
-	}
-	return 0
+	return &Guard{breaker.New("store "+name, func(err error) bool { return !errors.Is(err, driver.ErrSkip) && failure(err) }, log)}
 }
 
 // do runs op if the circuit lets it, and records its outcome.
-func (g *Guard) do(op func() error) error {
-	done, err := g.cb.Allow()
-	if err != nil {
-		return sparrow.Unavailable(errors.Join(ErrStoreUnavailable, err), GuardOpenFor, "store %s unavailable", g.name)
-	}
-	err = op()
-	done(err)
-	return err
-}
+func (g *Guard) do(op func() error) error { return g.Do(op) }
 
 // StoreFailure reports whether err says that a store cannot be reached or
 // does not answer (as opposed to an error of the statement): a broken or

@@ -63,12 +63,12 @@ func TestKillDuringFanout(t *testing.T) {
 		t.Fatal(err)
 	}
 	shards.Close()
+	testenv.CleanRedis(t, redisURL, prefix)
 	rc, err := redis.Open(ctx, redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	t.Cleanup(func() { flushRedisPrefix(rc, prefix) })
 	inboxes, activity := rc.Inboxes(prefix, 800), rc.Activity(prefix)
 	now := time.Now()
 	for i, f := range followers {
@@ -159,14 +159,6 @@ func startServeWith(t *testing.T, bin, addr, data string, extra ...string) *proc
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	waitHealthy(t, p)
 	return p
-}
-
-func flushRedisPrefix(rc *redis.Client, prefix string) {
-	ctx := context.Background()
-	iter := rc.Redis().Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		rc.Redis().Del(ctx, iter.Val())
-	}
 }
 
 // deleteStream drops a test stream from the shared NATS server.

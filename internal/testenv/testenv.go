@@ -4,12 +4,15 @@
 package testenv
 
 import (
+	"context"
 	"net"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 )
 
 func env(name, def string) string {
@@ -76,4 +79,42 @@ func hostOf(raw, port string) string {
 		return u.Hostname() + ":" + port
 	}
 	return u.Host
+}
+
+// CleanRedis deletes, when t ends, every key under prefix on the Redis
+// server at url (the suite leaves nothing behind on shared services).
+func CleanRedis(t testing.TB, url, prefix string) {
+	t.Helper()
+	if prefix == "" {
+		t.Fatal("CleanRedis: an empty prefix would delete everything")
+	}
+	t.Cleanup(func() {
+		opt, err := goredis.ParseURL(url)
+		if err != nil {
+			t.Errorf("CleanRedis: %v", err)
+			return
+		}
+		rdb := goredis.NewClient(opt)
+		defer rdb.Close()
+		ctx := context.Background()
+		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		var batch []string
+		flush := func() {
+			if len(batch) > 0 {
+				if err := rdb.Unlink(ctx, batch...).Err(); err != nil {
+					t.Errorf("CleanRedis: %v", err)
+				}
+				batch = batch[:0]
+			}
+		}
+		for iter.Next(ctx) {
+			if batch = append(batch, iter.Val()); len(batch) == 1000 {
+				flush()
+			}
+		}
+		flush()
+		if err := iter.Err(); err != nil {
+			t.Errorf("CleanRedis: %v", err)
+		}
+	})
 }
