@@ -113,6 +113,9 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.Bus.Register(a.Registry); err != nil {
+		return nil, err
+	}
 	var limiter sparrow.Limiter
 	var cache sparrow.KV
 	var inboxes sparrow.InboxStore
@@ -259,6 +262,9 @@ func (a *App) Close() error {
 			a.cancel()
 		}
 		a.wg.Wait()
+		if a.Services != nil {
+			a.Services.Feed.Close() // the inbox rebuilds under way
+		}
 		if a.Bus != nil {
 			err = errors.Join(err, a.Bus.Close())
 		}

@@ -79,7 +79,7 @@ func startLogged(t *testing.T, c app.Config, logger *slog.Logger) *server {
 	go a.Serve(ln)
 	t.Cleanup(func() {
 		if c.NATSURL != "" { // leave nothing behind on the shared server
-			a.Bus.JetStream().DeleteStream(context.Background(), a.Config.Stream)
+			a.Bus.DeleteStreams(context.Background())
 		}
 		a.Close()
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"sparrow"
 )
@@ -30,6 +31,8 @@ type Bus struct {
 	mu     sync.Mutex
 	closed bool
 	loops  sync.WaitGroup // consumer loops
+
+	dead *prometheus.CounterVec // dead letters, by consumer
 }
 
 var (
@@ -56,7 +59,7 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 	}
 	log := cfg.Logger.With("component", "nats", "stream", cfg.Stream)
 
-	b := &Bus{cfg: cfg, prefix: subjectPrefix(cfg.Stream), log: log}
+	b := &Bus{cfg: cfg, prefix: subjectPrefix(cfg.Stream), log: log, dead: newDeadCounter()}
 	opts := []natsgo.Option{
 		natsgo.Name("sparrow"),
 		natsgo.MaxReconnects(-1),
@@ -107,10 +110,12 @@ func Open(ctx context.Context, cfg Config) (*Bus, error) {
 		b.shutdownServer()
 		return nil, sparrow.WrapError(sparrow.EInternal, err, "nats: jetstream context")
 	}
-	if err := b.ensureStream(ctx); err != nil {
-		b.nc.Close()
-		b.shutdownServer()
-		return nil, err
+	for _, ensure := range []func(context.Context) error{b.ensureStream, b.ensureDeadStream} {
+		if err := ensure(ctx); err != nil {
+			b.nc.Close()
+			b.shutdownServer()
+			return nil, err
+		}
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	log.Debug("nats: bus open", "embedded", b.srv != nil, "server_version", b.nc.ConnectedServerVersion())

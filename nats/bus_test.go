@@ -1,6 +1,14 @@
 package nats_test
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"context"
 	"errors"
 	"testing"
@@ -240,4 +248,60 @@ func TestOpenValidatesConfig(t *testing.T) {
 	if _, err := nats.Open(ctx, nats.Config{URL: "nats://127.0.0.1:1"}); !sparrow.IsKind(err, sparrow.EUnavailable) {
 		t.Errorf("unreachable server: Open = %v, want EUnavailable", err)
 	}
+}
+
+// TestMalformedEventsBecomeDeadLetters: an event whose handler says it can
+// never be handled (sparrow.ErrMalformedEvent) is set aside on the
+// dead-letter stream, with its consumer and reason, counted, and not
+// redelivered; the events around it are handled as usual.
+func TestMalformedEventsBecomeDeadLetters(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, h *harness) {
+		b := h.open()
+		evs := newEvents(5, sparrow.EvStatusCreated)
+		bad := evs[2]
+		s := newSink()
+		s.fail = func(e sparrow.Event, attempt int) error {
+			if e.ID == bad.ID {
+				return e.Malformed("no status in the payload")
+			}
+			return nil
+		}
+		subscribe(t, b, "picky", nil, s, nats.SubOptions{NakDelay: 20 * time.Millisecond})
+		publish(t, b, evs)
+		s.wait(t, idsOf(slices.Delete(slices.Clone(evs), 2, 3))...)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var dead jetstream.Stream
+		for {
+			st, err := b.JetStream().Stream(ctx, b.DeadStream())
+			if err == nil && st.CachedInfo().State.Msgs > 0 {
+				dead = st
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("no dead letter: %v", err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		msg, err := dead.GetMsg(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got sparrow.Event
+		if err := json.Unmarshal(msg.Data, &got); err != nil || got.ID != bad.ID ||
+			msg.Header.Get(nats.DeadConsumerHeader) != "picky" || !strings.Contains(msg.Header.Get(nats.DeadReasonHeader), "no status") {
+			t.Fatalf("dead letter %q %v (%v)", msg.Data, msg.Header, err)
+		}
+		reg := prometheus.NewRegistry()
+		if err := b.Register(reg); err != nil {
+			t.Fatal(err)
+		}
+		if n := testutil.ToFloat64(b.DeadLetters().WithLabelValues("picky")); n != 1 {
+			t.Fatalf("sparrow_events_dead_total{consumer=picky} = %v", n)
+		}
+		time.Sleep(100 * time.Millisecond) // five NakDelays: a redelivery would have come
+		if n := s.attempts(bad.ID); n != 1 {
+			t.Fatalf("the malformed event was delivered %d times, want once", n)
+		}
+	})
 }

@@ -35,7 +35,10 @@ var backends = []backend{
 	{"external", func(t *testing.T) nats.Config {
 		url := testenv.NATSURL(t)
 		stream := "SPARROWTEST_" + randomHex(6)
-		t.Cleanup(func() { deleteStream(t, url, stream) })
+		t.Cleanup(func() {
+			deleteStream(t, url, stream)
+			deleteStream(t, url, stream+"_DEAD")
+		})
 		return nats.Config{URL: url, Stream: stream, Logger: testLogger()}
 	}},
 }

@@ -87,7 +87,8 @@ func (b *Bus) Subscribe(ctx context.Context, name string, types []sparrow.EventT
 //
 // Each event is acknowledged after h returns nil; if h returns an error (or
 // panics) it is redelivered after opts.NakDelay, indefinitely; if its body is
-// not an event it is logged and dropped. Events are therefore delivered at
+// not an event, or h's error wraps sparrow.ErrMalformedEvent, it is set
+// aside as a dead letter (deadletter.go). Events are therefore delivered at
 // least once and h must be idempotent. h receives ctx (ended when the
 // consumer stops). Processes that subscribe with the same name share the
 // events among them.
@@ -301,8 +302,7 @@ func (c *consumer) giveBack(it jetstream.MessagesContext) {
 func (c *consumer) handle(ctx context.Context, m jetstream.Msg) {
 	var e sparrow.Event
 	if err := json.Unmarshal(m.Data(), &e); err != nil {
-		c.log.Error("nats: dropping a message that is not an event", "subject", m.Subject(), "err", err)
-		_ = m.Term()
+		c.deadLetter(ctx, m, fmt.Errorf("%w: not an event: %v", sparrow.ErrMalformedEvent, err))
 		return
 	}
 	if ctx.Err() != nil {
@@ -312,6 +312,10 @@ func (c *consumer) handle(ctx context.Context, m jetstream.Msg) {
 	stop := keepAlive(m, c.opts.AckWait/2)
 	err := c.call(ctx, e)
 	stop()
+	if malformed(err) {
+		c.deadLetter(ctx, m, err)
+		return
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			c.log.Warn("nats: handler failed; event will be redelivered", "event", e.ID, "type", e.Type, "err", err, "retry_in", c.opts.NakDelay)

@@ -109,7 +109,7 @@ func New(d Deps, c Config) *Services {
 	}
 	cache := NewFollowingCache(d.Cache, d.Relations, 0, d.Logger)
 	statuses := &Statuses{d: d, c: c, policy: policy{rel: d.Relations}}
-	feed := &Feed{d: d, c: c, statuses: statuses, cache: cache, Observer: noObserver{}}
+	feed := &Feed{d: d, c: c, statuses: statuses, cache: cache, Observer: noObserver{}, rebuilds: newRebuilds()}
 	return &Services{
 		Auth:          auth,
 		Accounts:      accounts,

@@ -43,7 +43,7 @@ type Feed struct {
 
 	touched   sync.Map    // user → unix seconds of the last recorded touch (throttle)
 	cacheDown atomic.Bool // the cache tier failed last time it was asked (see cacheTier)
-	bg        sync.WaitGroup
+	rebuilds  *rebuilds   // background inbox rebuilds
 }
 
 func (f *Feed) now() time.Time { return f.d.Clock.Now().UTC() }
@@ -66,5 +66,9 @@ func (f *Feed) following(ctx context.Context, user sparrow.ID) ([]sparrow.ID, er
 	return out, nil
 }
 
-// Wait waits for background inbox fills (tests and shutdown).
-func (f *Feed) Wait() { f.bg.Wait() }
+// Wait waits for the background inbox rebuilds under way (tests).
+func (f *Feed) Wait() { f.rebuilds.wait() }
+
+// Close cancels the background inbox rebuilds and waits for them; the
+// feed starts no more.
+func (f *Feed) Close() { f.rebuilds.close() }

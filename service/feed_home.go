@@ -339,35 +339,41 @@ func dedupeOriginals(views []*sparrow.StatusView) []*sparrow.StatusView {
 	})
 }
 
-// ensureInbox makes sure the reader has an inbox: if none exists, it creates
-// an empty one, which collects pushes from then on but is not read until it
-// is filled (this request is answered by pull at once), and fills it in the
-// background as deep as the cap, setting the floor to what the fill covered.
+// ensureInbox makes sure the reader has an inbox: if none exists and a
+// rebuild worker is free (rebuilds), it creates an empty one, which
+// collects pushes from then on but is not read until it is filled (this
+// request is answered by pull at once), and fills it in the background as
+// deep as the cap, setting the floor to what the fill covered. Without a
+// free worker nothing is created: the page is answered by pull, and the
+// reader's next page tries again.
 func (f *Feed) ensureInbox(ctx context.Context, user sparrow.ID, follows []sparrow.ID) error {
 	_, st, err := f.d.Inboxes.Read(ctx, user, sparrow.Page{Limit: 1})
 	if err != nil || st.Exists {
 		return err
 	}
-	if _, err := f.d.Inboxes.Create(ctx, user, 0, f.now()); err != nil {
-		return err
-	}
-	f.bg.Add(1)
-	go func() {
-		defer f.bg.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	f.rebuilds.start(user, func(bg context.Context) {
+		ctx, cancel := context.WithTimeout(bg, time.Minute)
 		defer cancel()
 		start := time.Now()
+		// Created by the rebuild itself, before its fill reads anything:
+		// pushes reach the inbox from then on, and an inbox never exists
+		// without a rebuild to fill it (a failed fill drops it again).
+		if _, err := f.d.Inboxes.Create(ctx, user, 0, f.now()); err != nil {
+			return
+		}
 		items, err := f.d.Statuses.AuthorsFeed(ctx, follows, sparrow.Page{Limit: f.c.InboxCap})
-		if err != nil {
-			return // the inbox stays unfilled: reads keep pulling
+		if err == nil {
+			var floor sparrow.ID
+			if len(items) >= f.c.InboxCap {
+				floor = items[len(items)-1].ID
+			}
+			if err = f.d.Inboxes.Fill(ctx, user, items, floor); err == nil {
+				f.Observer.Rebuilt(time.Since(start))
+				return
+			}
 		}
-		var floor sparrow.ID
-		if len(items) >= f.c.InboxCap {
-			floor = items[len(items)-1].ID
-		}
-		if err := f.d.Inboxes.Fill(ctx, user, items, floor); err == nil {
-			f.Observer.Rebuilt(time.Since(start))
-		}
-	}()
+		// Reads keep pulling; the reader's next page rebuilds again.
+		_ = f.d.Inboxes.Drop(context.WithoutCancel(ctx), user)
+	})
 	return nil
 }

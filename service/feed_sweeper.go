@@ -20,8 +20,11 @@ import (
 func (f *Feed) Sweep(ctx context.Context) (dropped, cooled int, err error) {
 	f.pruneTouched()
 	for {
-		users, err := f.d.Activity.SeenBefore(ctx, f.activeSince(), fanoutChunk)
-		if err != nil || len(users) == 0 {
+		var users []sparrow.ID
+		if users, err = f.d.Activity.SeenBefore(ctx, f.activeSince(), fanoutChunk); err != nil {
+			return dropped, cooled, err
+		}
+		if len(users) == 0 {
 			break
 		}
 		if err := f.d.Inboxes.Drop(ctx, users...); err != nil {

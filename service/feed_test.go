@@ -108,14 +108,24 @@ func forEachFeedBackend(t *testing.T, fn func(t *testing.T, mode string)) {
 
 func newWorld(t *testing.T, mode string, inboxCap int) *world {
 	t.Helper()
+	return newWorldWith(t, mode, inboxCap, nil)
+}
+
+// newWorldWith is newWorld with the services' dependencies passed through
+// wrap (if not nil) before the services are built.
+func newWorldWith(t *testing.T, mode string, inboxCap int, wrap func(*service.Deps)) *world {
+	t.Helper()
 	st, inboxes, recent, activity, kv := currentBackend.open(t, inboxCap, 4)
 	c := &clock{t: time.Now().UTC()}
 	ids := sparrow.NewIDGen(3, c)
-	svc := service.New(service.Deps{Accounts: st, Statuses: st, Auth: st, Relations: st,
+	d := service.Deps{Accounts: st, Statuses: st, Auth: st, Relations: st,
 		Limiter: inmem.NewLimiter(inmem.Options{}), Cache: kv, IDs: ids, Clock: c,
 		Inboxes: inboxes, Recent: recent, Activity: activity,
-		References: st, Notifications: st, KeyedFeeds: st},
-		service.Config{BcryptCost: 4, FeedMode: mode, InboxCap: inboxCap, RecentCap: 4, ActiveDays: 7, CommentPageSize: 20})
+		References: st, Notifications: st, KeyedFeeds: st}
+	if wrap != nil {
+		wrap(&d)
+	}
+	svc := service.New(d, service.Config{BcryptCost: 4, FeedMode: mode, InboxCap: inboxCap, RecentCap: 4, ActiveDays: 7, CommentPageSize: 20})
 	return &world{t: t, st: st, svc: svc, clock: c, hot: 3, inboxes: inboxes, mode: mode}
 }
 

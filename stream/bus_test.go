@@ -37,7 +37,7 @@ func openBus(t *testing.T, cfg nats.Config) *nats.Bus {
 	}
 	t.Cleanup(func() {
 		if cfg.URL != "" {
-			b.JetStream().DeleteStream(context.Background(), cfg.Stream)
+			b.DeleteStreams(context.Background())
 		}
 		b.Close()
 	})
@@ -214,7 +214,7 @@ func TestListenRecovers(t *testing.T) {
 				}
 			}
 
-			if err := bus.JetStream().DeleteStream(bg, bus.Stream()); err != nil {
+			if err := bus.DeleteStreams(bg); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(300 * time.Millisecond) // let the listener notice

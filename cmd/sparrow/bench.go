@@ -93,7 +93,7 @@ func (r *backendRun) serve(ctx context.Context) error {
 // stop closes the server and removes its stream, databases and directory.
 func (r *backendRun) stop() {
 	if r.config.NATSURL != "" {
-		r.Bus.JetStream().DeleteStream(context.Background(), r.config.Stream)
+		r.Bus.DeleteStreams(context.Background())
 	}
 	r.Close()
 	r.clean()

@@ -436,7 +436,7 @@ func runSuiteMode(ctx context.Context, o *suiteOptions, r *bench.Report, c app.C
 	}
 	defer func() {
 		if mc.NATSURL != "" {
-			a.Bus.JetStream().DeleteStream(context.Background(), mc.Stream)
+			a.Bus.DeleteStreams(context.Background())
 		}
 		a.Close()
 	}()

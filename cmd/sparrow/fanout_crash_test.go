@@ -169,5 +169,5 @@ func deleteStream(natsURL, stream string) {
 		return
 	}
 	defer b.Close()
-	b.JetStream().DeleteStream(ctx, stream)
+	b.DeleteStreams(ctx)
 }
