@@ -186,6 +186,7 @@ func (w *faultWorld) storeAOut(fault func(), name string) {
 	t := w.t
 	a, b := w.onA[0], w.onB[0]
 	aStatus := w.posts[0] // posted by onA[0]
+	var during []mastodon.ID
 	fault()
 	// The first requests that need the store fail within its I/O timeout
 	// and open its circuit.
@@ -214,7 +215,21 @@ func (w *faultWorld) storeAOut(fault func(), name string) {
 		body, _ = w.want(u, "POST", "/api/v1/statuses", url.Values{"status": {name + " by " + u.Username}}, 200, true)
 		decode(t, []byte(body), &st)
 		w.posts = append(w.posts, st.ID)
+		during = append(during, st.ID)
 	}
+	// The healthy store's users get one another's posts meanwhile: the
+	// fan-out does not wait for the store that is out.
+	eventually(t, func() string {
+		for _, u := range w.onB {
+			_, body, _, _ := w.call(u, "GET", "/api/v1/timelines/home?limit=40", nil)
+			for _, id := range during {
+				if !strings.Contains(body, `"id":"`+string(id)+`"`) {
+					return fmt.Sprintf("%s: %s's home lacks %s, posted on the healthy store", name, u.Username, id)
+				}
+			}
+		}
+		return ""
+	})
 	w.storeA.Up()
 	eventually(t, func() string {
 		if code, _, _, _ := w.call(a, "GET", "/api/v1/accounts/verify_credentials", nil); code != 200 {

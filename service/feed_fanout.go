@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -206,15 +207,18 @@ func (f *Feed) activeAmong(ctx context.Context, author sparrow.ID, users []sparr
 }
 
 // eligible drops users who mute or block the author, or whom it blocks.
+// The users' own mute and block rows live on their shards: if some of those
+// stores do not answer, the users they hold get nothing pushed now and lose
+// their inboxes (see unreadable), and the others get the status at once,
+// rather than every follower waiting for the store to come back.
 func (f *Feed) eligible(ctx context.Context, author sparrow.ID, users []sparrow.ID) ([]sparrow.ID, error) {
 	if len(users) == 0 {
 		return nil, nil
 	}
-	muting, err := f.d.Relations.EdgesTo(ctx, sparrow.Mute, users, author)
-	if err != nil {
-		return nil, err
+	muting, blocking, err := f.userRows(ctx, author, users)
+	if sparrow.IsKind(err, sparrow.EUnavailable) && ctx.Err() == nil {
+		users, muting, blocking, err = f.readableRows(ctx, author, users)
 	}
-	blocking, err := f.d.Relations.EdgesTo(ctx, sparrow.Block, users, author)
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +229,59 @@ func (f *Feed) eligible(ctx context.Context, author sparrow.ID, users []sparrow.
 	return slices.DeleteFunc(slices.Clone(users), func(u sparrow.ID) bool {
 		return muting[u].Active || blocking[u].Active || blocked[u].Active
 	}), nil
+}
+
+// userRows reads the users' mute and block rows pointing at author (one
+// read per physical store of the users, each the source of truth).
+func (f *Feed) userRows(ctx context.Context, author sparrow.ID, users []sparrow.ID) (muting, blocking map[sparrow.ID]sparrow.Edge, err error) {
+	if muting, err = f.d.Relations.EdgesTo(sparrow.Strict(ctx), sparrow.Mute, users, author); err != nil {
+		return nil, nil, err
+	}
+	blocking, err = f.d.Relations.EdgesTo(sparrow.Strict(ctx), sparrow.Block, users, author)
+	return muting, blocking, err
+}
+
+// readableRows is userRows for users some of whose stores do not answer: it
+// reads the rows gene by gene (each gene is on one store), keeps the users
+// whose rows it could read, and unreadable drops the others' inboxes. It is
+// slower than userRows, and runs only while a store is down.
+func (f *Feed) readableRows(ctx context.Context, author sparrow.ID, users []sparrow.ID) (readable []sparrow.ID, muting, blocking map[sparrow.ID]sparrow.Edge, err error) {
+	byGene := map[int][]sparrow.ID{}
+	for _, u := range users {
+		byGene[u.Shard()] = append(byGene[u.Shard()], u)
+	}
+	muting, blocking = map[sparrow.ID]sparrow.Edge{}, map[sparrow.ID]sparrow.Edge{}
+	var lost []sparrow.ID
+	for _, group := range byGene {
+		m, b, err := f.userRows(ctx, author, group)
+		if sparrow.IsKind(err, sparrow.EUnavailable) && ctx.Err() == nil {
+			lost = append(lost, group...)
+			continue
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		maps.Copy(muting, m)
+		maps.Copy(blocking, b)
+		readable = append(readable, group...)
+	}
+	if err := f.unreadable(ctx, lost); err != nil {
+		return nil, nil, nil, err
+	}
+	return readable, muting, blocking, nil
+}
+
+// unreadable drops the inboxes of users whose rows cannot be read (their
+// store is down): a status pushed to them now could not be checked against
+// their mutes and blocks, and one not pushed would be missing from their
+// inbox. Without an inbox, their next home read rebuilds it by pull, from
+// the stores, deciding from their own rows then.
+func (f *Feed) unreadable(ctx context.Context, users []sparrow.ID) error {
+	if len(users) == 0 {
+		return nil
+	}
+	f.d.Logger.Warn("fan-out: followers on a store that does not answer lose their inboxes (rebuilt by pull when they read)", "users", len(users))
+	return f.d.Inboxes.Drop(ctx, users...)
 }
 
 // retract removes a deleted status from its author's followers' inboxes and
