@@ -23,7 +23,7 @@ import (
 
 func benchCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Load scenarios driven over the Mastodon API"}
-	cmd.AddCommand(benchStatusesCmd(), benchRelationsCmd(), benchInteractionsCmd(), benchRunCmd())
+	cmd.AddCommand(benchStatusesCmd(), benchRelationsCmd(), benchInteractionsCmd(), benchRunCmd(), benchSoakCmd())
 	return cmd
 }
 
