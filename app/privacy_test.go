@@ -375,3 +375,28 @@ func TestLockedAccountsAndFollowRequests(t *testing.T) {
 		}
 	})
 }
+
+// TestClientIdempotencyKeysCannotCollideWithReblogs: a client's
+// Idempotency-Key that spells the internal key of a reblog ("reblog:<id>")
+// neither answers a later reblog with the client's post nor blocks it.
+func TestClientIdempotencyKeysCannotCollideWithReblogs(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *server) {
+		author, u := s.signup(""), s.signup("")
+		orig := post(t, author, "to be reblogged", "public")
+		code, body := s.rawWithHeader("POST", "/api/v1/statuses", u.Token, "Idempotency-Key", "reblog:"+string(orig), url.Values{"status": {"my own post"}})
+		if code != 200 {
+			t.Fatalf("post: HTTP %d %s", code, body)
+		}
+		var mine struct {
+			ID mastodon.ID `json:"id"`
+		}
+		decode(t, body, &mine)
+		rb, err := u.Reblog(ctx, orig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rb.ID == mine.ID || rb.Reblog == nil || rb.Reblog.ID != orig {
+			t.Fatalf("the reblog answered %s (reblog of %v), the client's post is %s", rb.ID, rb.Reblog, mine.ID)
+		}
+	})
+}
