@@ -43,14 +43,23 @@ func (m *feedMetrics) Rebuilt(d time.Duration) { m.rebuild.Observe(d.Seconds()) 
 
 // registerStoreMetrics registers sparrow_store_up{store}: 1 while a store's
 // circuit is closed, 0.5 while a probe is allowed, 0 while it is open (see
-// sqlstore.Guard). Stores without a breaker (SQLite files) are left out.
+// sqlstore.Guard; stores without a breaker, SQLite files, are left out),
+// and sparrow_store_prepared_statements{store}.
 func registerStoreMetrics(reg prometheus.Registerer, dbs []*sqlstore.DB) error {
 	up := prometheus.NewDesc("sparrow_store_up", "Circuit state of a physical store: 1 closed, 0.5 half open, 0 open.", []string{"store"}, nil)
-	return reg.Register(collectorFunc{desc: up, collect: func(ch chan<- prometheus.Metric) {
+	if err := reg.Register(collectorFunc{desc: up, collect: func(ch chan<- prometheus.Metric) {
 		for _, db := range dbs {
 			if db.Guard != nil {
 				ch <- prometheus.MustNewConstMetric(up, prometheus.GaugeValue, db.Guard.Up(), db.Name)
 			}
+		}
+	}}); err != nil {
+		return err
+	}
+	stmts := prometheus.NewDesc("sparrow_store_prepared_statements", "Statements a store's read pool keeps prepared (on each connection that ran them).", []string{"store"}, nil)
+	return reg.Register(collectorFunc{desc: stmts, collect: func(ch chan<- prometheus.Metric) {
+		for _, db := range dbs {
+			ch <- prometheus.MustNewConstMetric(stmts, prometheus.GaugeValue, float64(db.Statements()), db.Name)
 		}
 	}})
 }

@@ -39,8 +39,13 @@ var Dialect = sqlstore.Dialect{
 	},
 }
 
-// Readers is the size of the read pool.
-const Readers = 8
+// Readers is the size of each store's read pool. SQLite reads run in this
+// process's CPU: four per store (sixteen for the four embedded files) keep
+// two cores busy, and each read connection holds its own page cache and its
+// own copy of every prepared statement, outside the Go heap. With eight, the
+// soak's server (bench soak, preset small) held 58 MB more and did not
+// serve more (BENCHMARKS.md).
+const Readers = 4
 
 // Open opens (creating if needed) the SQLite store named by dsn, "sqlite:PATH",
 // and applies the migrations. It satisfies sqlstore.Opener.

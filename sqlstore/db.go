@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"sparrow"
@@ -52,8 +53,13 @@ type DB struct {
 	// process reaches over the network); its connections go through it.
 	Guard *Guard
 
-	stmts sync.Map // SQL text → *sql.Stmt on R (hot read statements)
+	stmts  sync.Map     // SQL text → *sql.Stmt on R (hot read statements)
+	nstmts atomic.Int64 // entries of stmts
 }
+
+// Statements returns how many statements the read pool keeps prepared (see
+// readStmt): each is compiled on every read connection that runs it.
+func (db *DB) Statements() int64 { return db.nstmts.Load() }
 
 // readStmt returns a prepared statement for q on the read pool, prepared
 // once and reused: for hot reads whose compilation costs more than their
@@ -70,6 +76,7 @@ func (db *DB) readStmt(ctx context.Context, q string) (*sql.Stmt, error) {
 		st.Close()
 		return prev.(*sql.Stmt), nil
 	}
+	db.nstmts.Add(1)
 	return st, nil
 }
 

@@ -34,10 +34,7 @@ func (s *Store) AuthorsFeed(ctx context.Context, authors []sparrow.ID, p sparrow
 	if len(authors) == 0 || p.Limit <= 0 {
 		return nil, nil
 	}
-	k := max(2, (2*p.Limit+len(authors)-1)/len(authors))
-	if k > p.Limit {
-		k = p.Limit
-	}
+	k := literalLimit(min(max(2, (2*p.Limit+len(authors)-1)/len(authors)), p.Limit))
 	todo := make([]pending, len(authors))
 	for i, a := range authors {
 		todo[i] = pending{a, p}
@@ -78,7 +75,7 @@ func (s *Store) AuthorsFeed(ctx context.Context, authors []sparrow.ID, p sparrow
 			next = append(next, np)
 		}
 		todo = next
-		k = min(p.Limit, k*4)
+		k = literalLimit(min(p.Limit, k*4))
 	}
 	return all, nil
 }

@@ -372,10 +372,12 @@ func (s *Store) listEdges(ctx context.Context, kind sparrow.EdgeKind, table, key
 		order = " ORDER BY edge_id ASC LIMIT "
 	}
 	db := s.shards.ForID(key)
-	out, err := queryEdges(ctx, stmtQuerier{db}, kind, q+order+itoa(max(p.Limit, 1)), args...)
+	limit := max(p.Limit, 1)
+	out, err := queryEdges(ctx, stmtQuerier{db}, kind, q+order+itoa(literalLimit(limit)), args...)
 	if err != nil {
 		return nil, db.translate(err, "list edges")
 	}
+	out = out[:min(len(out), limit)] // the literal rounds the limit up
 	if p.Ascending() {
 		sort.Slice(out, func(i, j int) bool { return out[i].EdgeID > out[j].EdgeID })
 	}
