@@ -50,8 +50,17 @@ type AccountStore interface {
 	// Account returns one account, or ENotFound.
 	Account(ctx context.Context, id ID) (*Account, error)
 	// Accounts returns the accounts that exist among ids, in no set order,
-	// grouping the reads by physical store.
+	// grouping the reads by physical store. In a context that allows
+	// partial reads (WithGaps), an unavailable store's accounts are left out.
 	Accounts(ctx context.Context, ids []ID) ([]*Account, error)
+	// AccountsSeenBy returns the accounts that exist among ids, as Accounts
+	// does, and the set of those whose own block row points at viewer, read
+	// in the same query on each account's store (the source of truth of "A
+	// blocks viewer"): what a read needs to render authors and decide
+	// access, in one round trip per store. viewer 0 blocks nobody. In a
+	// context that allows partial reads (WithGaps), an unavailable store's
+	// accounts are left out, and so are their block rows.
+	AccountsSeenBy(ctx context.Context, viewer ID, ids []ID) (accounts []*Account, blockers map[ID]bool, err error)
 	// AccountsExist reports which of ids are accounts (primary-key reads only).
 	AccountsExist(ctx context.Context, ids []ID) (map[ID]bool, error)
 	// AccountByUsername resolves a username case-insensitively, or ENotFound.

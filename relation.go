@@ -101,9 +101,10 @@ type RelationStore interface {
 	// EdgesTo returns, among froms, the active forward edges of kind that
 	// point at to, reading each source's shard (batch "who mutes X").
 	EdgesTo(ctx context.Context, kind EdgeKind, froms []ID, to ID) (map[ID]Edge, error)
-	// RelationRows reads every active row a Relationship needs, in one round
-	// trip on viewer's shard.
-	RelationRows(ctx context.Context, viewer ID, ids []ID) (RelationRows, error)
+	// RelationRows reads the active rows of the given parts between viewer
+	// and ids, in one round trip on viewer's shard (AllParts: what a
+	// Relationship needs).
+	RelationRows(ctx context.Context, viewer ID, ids []ID, parts RelationPart) (RelationRows, error)
 	// IndexAccountTerms records search terms of an account (idempotent).
 	IndexAccountTerms(ctx context.Context, id ID, terms []string) error
 	// SearchAccountTerms returns ids of accounts with a term starting with
@@ -121,6 +122,25 @@ type RelationRows struct {
 	Following, Requested, Blocking, Muting map[ID]Edge // forward: the truth
 	FollowedBy, RequestedBy, BlockedBy     map[ID]Edge // reverse: copies
 }
+
+// RelationPart names the parts of RelationRows to read, as a set of bits.
+type RelationPart uint8
+
+// Relation parts.
+const (
+	PartFollowing RelationPart = 1 << iota
+	PartRequested
+	PartBlocking
+	PartMuting
+	PartFollowedBy
+	PartRequestedBy
+	PartBlockedBy
+
+	// AllParts is what a Relationship shows.
+	AllParts = PartFollowing | PartRequested | PartBlocking | PartMuting | PartFollowedBy | PartRequestedBy | PartBlockedBy
+	// PolicyParts are the viewer's own rows that privacy decisions read.
+	PolicyParts = PartFollowing | PartBlocking | PartMuting
+)
 
 // EdgeChange is a requested change of one forward edge.
 type EdgeChange struct {

@@ -303,7 +303,7 @@ func (f *Feed) admit(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID
 		authors = append(authors, s.AccountID)
 	}
 	acc := f.statuses.policy.access(v)
-	if err := acc.ensure(ctx, authors, true); err != nil {
+	if err := acc.ensureRows(ctx, authors); err != nil {
 		return nil, err
 	}
 	keep := make([]*sparrow.Status, 0, len(ids))
@@ -313,12 +313,12 @@ func (f *Feed) admit(ctx context.Context, v sparrow.Viewer, follows []sparrow.ID
 			continue
 		}
 		a := s.AccountID
-		if a != v.AccountID && (!acc.follows(a) || acc.hides(a) || s.ReblogOfID != 0 && !acc.rows.Following[a].Reblogs) {
+		if a != v.AccountID && (!acc.follows(a) || s.ReblogOfID != 0 && !acc.rows.Following[a].Reblogs) {
 			continue
 		}
 		keep = append(keep, s)
 	}
-	return f.statuses.hydrate(ctx, acc, keep, readFeed)
+	return f.statuses.hydrate(ctx, acc, keep, readFeed) // which applies the blocks and mutes
 }
 
 // dedupeOriginals keeps, within a page (at most 40 entries), the newest entry

@@ -8,7 +8,7 @@ import (
 // rebuildWorkers bounds the inbox rebuilds that run at once in a process.
 // A rebuild reads up to --inbox-cap items by pull; more of them at once
 // would only queue on the stores.
-const rebuildWorkers = 4
+const rebuildWorkers = 16
 
 // rebuilds runs the background inbox rebuilds of a Feed: at most
 // rebuildWorkers at once, one per user at a time. A rebuild that finds no

@@ -270,10 +270,11 @@ func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []s
 			statusIDs = append(statusIDs, x.StatusID)
 		}
 	}
-	acc := n.statuses.policy.access(v)
-	if err := acc.ensureRows(ctx, senders); err != nil {
+	rows, err := n.d.Relations.RelationRows(ctx, v.AccountID, senders, sparrow.PartBlocking|sparrow.PartRequestedBy)
+	if err != nil {
 		return nil, err
 	}
+	acc := n.statuses.policy.access(v)
 	views := map[sparrow.ID]*sparrow.StatusView{}
 	accounts := map[sparrow.ID]*sparrow.Account{}
 	if len(statusIDs) > 0 {
@@ -310,10 +311,10 @@ func (n *Notifications) notifViews(ctx context.Context, v sparrow.Viewer, ns []s
 	out := make([]*sparrow.NotificationView, 0, len(ns))
 	for i := range ns {
 		x := &ns[i]
-		if acc.rows.Blocking[x.From].Active || accounts[x.From] == nil {
+		if rows.Blocking[x.From].Active || accounts[x.From] == nil {
 			continue
 		}
-		if x.Type == sparrow.NotifyFollowRequest && !acc.rows.RequestedBy[x.From].Active {
+		if x.Type == sparrow.NotifyFollowRequest && !rows.RequestedBy[x.From].Active {
 			continue // authorized or rejected (the reverse copy on v's shard may lag: it only hides)
 		}
 		nv := &sparrow.NotificationView{Notification: x, Account: accounts[x.From]}

@@ -147,7 +147,7 @@ func (r *Relations) BulkFollow(ctx context.Context, v sparrow.Viewer, targets []
 		locked[a.ID] = a.Locked
 	}
 	existing := slices.DeleteFunc(slices.Clone(ids), func(id sparrow.ID) bool { _, ok := locked[id]; return !ok })
-	rows, err := r.store.RelationRows(ctx, v.AccountID, existing)
+	rows, err := r.store.RelationRows(ctx, v.AccountID, existing, sparrow.PartFollowing|sparrow.PartRequested|sparrow.PartBlocking)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (r *Relations) FollowRequests(ctx context.Context, v sparrow.Viewer, p spar
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.store.RelationRows(ctx, v.AccountID, from)
+	rows, err := r.store.RelationRows(ctx, v.AccountID, from, sparrow.PartBlocking)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +346,7 @@ func (r *Relations) Relationships(ctx context.Context, v sparrow.Viewer, ids []s
 
 // relationships builds Relationship entities from one RelationRows read.
 func (r *Relations) relationships(ctx context.Context, v sparrow.Viewer, ids []sparrow.ID) ([]*sparrow.Relationship, error) {
-	rows, err := r.store.RelationRows(ctx, v.AccountID, ids)
+	rows, err := r.store.RelationRows(ctx, v.AccountID, ids, sparrow.AllParts)
 	if err != nil {
 		return nil, err
 	}

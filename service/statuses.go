@@ -231,10 +231,16 @@ func (s *Statuses) History(ctx context.Context, v sparrow.Viewer, id sparrow.ID)
 // AccountStatuses returns an account's profile feed as v may see it: empty
 // if the account blocks v, as in Mastodon.
 func (s *Statuses) AccountStatuses(ctx context.Context, v sparrow.Viewer, accountID sparrow.ID, f sparrow.StatusFilter, p sparrow.Page) ([]*sparrow.StatusView, error) {
-	if _, err := s.d.Accounts.Account(ctx, accountID); err != nil {
+	// The account, and whether it blocks v, in one read on its store.
+	accs, blockers, err := s.d.Accounts.AccountsSeenBy(sparrow.Strict(ctx), v.AccountID, []sparrow.ID{accountID})
+	if err != nil {
 		return nil, err
 	}
+	if len(accs) == 0 {
+		return nil, notFound
+	}
 	acc := s.policy.access(v)
+	acc.noteBlocks([]sparrow.ID{accountID}, blockers)
 	vis, ok, err := acc.profileVisibilities(ctx, accountID)
 	if err != nil || !ok {
 		return nil, err
@@ -295,9 +301,11 @@ const (
 // hydrate builds views with one multi-get of referenced statuses and one of
 // accounts, keeping what acc's viewer may see in the given mode (the
 // policy's rules, decided from the sources of truth: see visibility.go).
-// Reblogs whose original is gone or hidden from v are dropped (seed 001:
-// plain reblogs of a deleted status disappear); a quote that is gone or
-// hidden renders as deleted.
+// The accounts are read with whether each blocks the viewer, in the same
+// query (AccountsSeenBy): a status whose author is not loaded (gone, or on
+// a store left out of a partial read) is dropped. Reblogs whose original is
+// gone or hidden from v are dropped (seed 001: plain reblogs of a deleted
+// status disappear); a quote that is gone or hidden renders as deleted.
 func (s *Statuses) hydrate(ctx context.Context, acc *access, sts []*sparrow.Status, mode readMode) ([]*sparrow.StatusView, error) {
 	var refIDs []sparrow.ID
 	for _, st := range sts {
@@ -315,11 +323,32 @@ func (s *Statuses) hydrate(ctx context.Context, acc *access, sts []*sparrow.Stat
 		}
 		loaded = got
 	}
-	feed := mode == readFeed
-	if err := acc.ensureFor(ctx, append(slices.Clone(sts), loaded...), feed); err != nil {
+	all := append(slices.Clone(sts), loaded...)
+	var ids []sparrow.ID
+	for _, st := range all {
+		for _, id := range append([]sparrow.ID{st.AccountID}, st.Mentions...) {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	accs, blockers, err := s.d.Accounts.AccountsSeenBy(ctx, acc.v.AccountID, ids)
+	if err != nil {
 		return nil, err
 	}
-	admitted := func(st *sparrow.Status) bool { return acc.canSee(st) && !(feed && acc.hides(st.AccountID)) }
+	byID := make(map[sparrow.ID]*sparrow.Account, len(accs))
+	loadedIDs := make([]sparrow.ID, len(accs))
+	for i, a := range accs {
+		byID[a.ID], loadedIDs[i] = a, a.ID
+	}
+	acc.noteBlocks(loadedIDs, blockers)
+	feed := mode == readFeed
+	if err := acc.ensureRows(ctx, acc.rowsNeeded(all, feed)); err != nil {
+		return nil, err
+	}
+	admitted := func(st *sparrow.Status) bool {
+		return byID[st.AccountID] != nil && acc.canSee(st) && !(feed && acc.hides(st.AccountID))
+	}
 	refs := map[sparrow.ID]*sparrow.Status{}
 	for _, r := range loaded {
 		if admitted(r) {
@@ -328,28 +357,9 @@ func (s *Statuses) hydrate(ctx context.Context, acc *access, sts []*sparrow.Stat
 	}
 	var keep []*sparrow.Status
 	for _, st := range sts {
-		if mode == readOwn || admitted(st) {
+		if mode == readOwn && byID[st.AccountID] != nil || admitted(st) {
 			keep = append(keep, st)
 		}
-	}
-	accIDs := map[sparrow.ID]bool{}
-	for _, st := range append(slices.Clone(keep), mapValues(refs)...) {
-		accIDs[st.AccountID] = true
-		for _, m := range st.Mentions {
-			accIDs[m] = true
-		}
-	}
-	ids := make([]sparrow.ID, 0, len(accIDs))
-	for id := range accIDs {
-		ids = append(ids, id)
-	}
-	accs, err := s.d.Accounts.Accounts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[sparrow.ID]*sparrow.Account, len(accs))
-	for _, a := range accs {
-		byID[a.ID] = a
 	}
 	favourited, reblogged, err := s.interactionsOf(ctx, acc.v, keep, refs)
 	if err != nil {
@@ -360,18 +370,15 @@ func (s *Statuses) hydrate(ctx context.Context, acc *access, sts []*sparrow.Stat
 	}
 	var out []*sparrow.StatusView
 	for _, st := range keep {
-		if byID[st.AccountID] == nil {
-			continue
-		}
 		sv := mk(st)
 		if st.ReblogOfID != 0 {
 			orig := refs[st.ReblogOfID]
-			if orig == nil || byID[orig.AccountID] == nil {
+			if orig == nil {
 				continue
 			}
 			sv.Reblog = mk(orig)
 		}
-		if q := refs[st.QuoteID]; q != nil && byID[q.AccountID] != nil {
+		if q := refs[st.QuoteID]; q != nil {
 			sv.Quote = mk(q)
 		}
 		out = append(out, sv)

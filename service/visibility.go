@@ -110,7 +110,7 @@ func (a *access) ensureRows(ctx context.Context, ids []sparrow.ID) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	got, err := a.p.rel.RelationRows(ctx, a.v.AccountID, rows)
+	got, err := a.p.rel.RelationRows(ctx, a.v.AccountID, rows, sparrow.PolicyParts)
 	if err != nil {
 		return err
 	}
@@ -129,6 +129,30 @@ func (a *access) ensureRows(ctx context.Context, ids []sparrow.ID) error {
 	return nil
 }
 
+// noteBlocks records, for the accounts just loaded (ids) that are not
+// loaded yet, whether each blocks v: blockers, read with them from their
+// own block rows (AccountStore.AccountsSeenBy).
+func (a *access) noteBlocks(ids []sparrow.ID, blockers map[sparrow.ID]bool) {
+	for _, id := range ids {
+		if _, ok := a.blocked[id]; !ok {
+			a.blocked[id] = blockers[id]
+		}
+	}
+}
+
+// rowsNeeded returns the authors of sts whose rows with v canSee needs: those
+// of the private statuses v is neither the author of nor mentioned in; for
+// feeds, which also apply v's blocks and mutes, every author.
+func (a *access) rowsNeeded(sts []*sparrow.Status, feed bool) []sparrow.ID {
+	var out []sparrow.ID
+	for _, s := range sts {
+		if feed || s.Visibility == sparrow.Private && s.AccountID != a.v.AccountID && !slices.Contains(s.Mentions, a.v.AccountID) {
+			out = append(out, s.AccountID)
+		}
+	}
+	return out
+}
+
 // ensureFor loads what canSee needs for sts: the authors' block rows, and
 // v's rows with the authors of the private statuses v is neither the
 // author of nor mentioned in; for feeds, which also apply v's blocks and
@@ -137,21 +161,14 @@ func (a *access) ensureFor(ctx context.Context, sts []*sparrow.Status, feed bool
 	if a.v.Anonymous() {
 		return nil
 	}
-	authors := make([]sparrow.ID, 0, len(sts))
-	var followed []sparrow.ID // whose Following row decides
-	for _, s := range sts {
-		authors = append(authors, s.AccountID)
-		if s.Visibility == sparrow.Private && s.AccountID != a.v.AccountID && !slices.Contains(s.Mentions, a.v.AccountID) {
-			followed = append(followed, s.AccountID)
-		}
-	}
-	if feed {
-		return a.ensure(ctx, authors, true)
+	authors := make([]sparrow.ID, len(sts))
+	for i, s := range sts {
+		authors[i] = s.AccountID
 	}
 	if err := a.ensure(ctx, authors, false); err != nil {
 		return err
 	}
-	return a.ensure(ctx, followed, true)
+	return a.ensureRows(ctx, a.rowsNeeded(sts, feed))
 }
 
 // canSee reports whether v may see s (see the rules above). A decision

@@ -14,12 +14,18 @@ const accountCols = "id, username, email, password_hash, display_name, note, loc
 
 type scanner interface{ Scan(...any) error }
 
-func scanAccount(r scanner) (*sparrow.Account, error) {
+// scanAccount scans a row of accountCols and, if extra is set, one more
+// integer column into *n.
+func scanAccount(r scanner, n *int, extra bool) (*sparrow.Account, error) {
 	var a sparrow.Account
 	var locked, bot, hot int
 	var created, updated, last int64
-	if err := r.Scan(&a.ID, &a.Username, &a.Email, &a.PasswordHash, &a.DisplayName, &a.Note, &locked, &bot,
-		&created, &updated, &a.StatusesCount, &a.FollowersCount, &a.FollowingCount, &last, &hot); err != nil {
+	dest := []any{&a.ID, &a.Username, &a.Email, &a.PasswordHash, &a.DisplayName, &a.Note, &locked, &bot,
+		&created, &updated, &a.StatusesCount, &a.FollowersCount, &a.FollowingCount, &last, &hot}
+	if extra {
+		dest = append(dest, n)
+	}
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
 	a.Locked, a.Bot, a.Hot = locked != 0, bot != 0, hot != 0
@@ -82,7 +88,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id sparrow.ID, u sparrow.Acco
 		if n, _ := res.RowsAffected(); n == 0 {
 			return sparrow.Errorf(sparrow.ENotFound, "Record not found")
 		}
-		out, err = scanAccount(t.QueryRowContext(ctx, "SELECT "+accountCols+" FROM accounts WHERE id = ?", int64(id)))
+		out, err = scanAccount(t.QueryRowContext(ctx, "SELECT "+accountCols+" FROM accounts WHERE id = ?", int64(id)), nil, false)
 		return err
 	})
 	return out, err
@@ -91,37 +97,64 @@ func (s *Store) UpdateAccount(ctx context.Context, id sparrow.ID, u sparrow.Acco
 // Account returns one account, or ENotFound.
 func (s *Store) Account(ctx context.Context, id sparrow.ID) (*sparrow.Account, error) {
 	db := s.shards.ForID(id)
-	a, err := scanAccount(db.queryRowR(ctx, "SELECT "+accountCols+" FROM accounts WHERE id = ?", int64(id)))
+	a, err := scanAccount(db.queryRowR(ctx, "SELECT "+accountCols+" FROM accounts WHERE id = ?", int64(id)), nil, false)
 	return a, db.translate(err, "account")
 }
 
 // Accounts multi-gets accounts, one query per physical store; in a context
 // that allows partial reads, an unavailable store's accounts are left out.
 func (s *Store) Accounts(ctx context.Context, ids []sparrow.ID) ([]*sparrow.Account, error) {
+	out, _, err := s.AccountsSeenBy(ctx, 0, ids)
+	return out, err
+}
+
+// AccountsSeenBy multi-gets accounts, with whether each blocks viewer: an
+// EXISTS on the blocks primary key (from_id, to_id) in the same query, one
+// per physical store (an account and its block rows share its gene).
+func (s *Store) AccountsSeenBy(ctx context.Context, viewer sparrow.ID, ids []sparrow.ID) ([]*sparrow.Account, map[sparrow.ID]bool, error) {
 	var out []*sparrow.Account
+	blockers := map[sparrow.ID]bool{}
 	for db, group := range s.shards.groupByDB(ids) {
 		in, args := inIDs(group)
-		rows, err := db.queryR(ctx, "SELECT "+accountCols+" FROM accounts WHERE id IN ("+in+")", args...)
+		q := "SELECT " + accountCols + " FROM accounts WHERE id IN (" + in + ")"
+		if viewer != 0 {
+			q = "SELECT " + accountCols + ", EXISTS (SELECT 1 FROM blocks WHERE blocks.from_id = accounts.id AND blocks.to_id = ? AND blocks.state = 1)" +
+				" FROM accounts WHERE id IN (" + in + ")"
+			args = append([]any{int64(viewer)}, args...)
+		}
+		got, err := queryAccounts(ctx, db, q, viewer != 0, blockers, args...)
+		if sparrow.SkipUnavailable(ctx, err) {
+			continue // a partial read
+		}
 		if err != nil {
-			if err = db.translate(err, "accounts"); sparrow.SkipUnavailable(ctx, err) {
-				continue // a partial read
-			}
-			return nil, err
+			return nil, nil, err
 		}
-		for rows.Next() {
-			a, err := scanAccount(rows)
-			if err != nil {
-				rows.Close()
-				return nil, db.translate(err, "accounts")
-			}
-			out = append(out, a)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		out = append(out, got...)
+	}
+	return out, blockers, nil
+}
+
+// queryAccounts runs a read of accounts; with blocks, each row ends with
+// whether the account blocks the viewer, noted in blockers.
+func queryAccounts(ctx context.Context, db *DB, q string, blocks bool, blockers map[sparrow.ID]bool, args ...any) ([]*sparrow.Account, error) {
+	rows, err := db.queryR(ctx, q, args...)
+	if err != nil {
+		return nil, db.translate(err, "accounts")
+	}
+	defer rows.Close()
+	var out []*sparrow.Account
+	for rows.Next() {
+		var blocking int
+		a, err := scanAccount(rows, &blocking, blocks)
+		if err != nil {
 			return nil, db.translate(err, "accounts")
 		}
+		if blocking != 0 {
+			blockers[a.ID] = true
+		}
+		out = append(out, a)
 	}
-	return out, nil
+	return out, db.translate(rows.Err(), "accounts")
 }
 
 // AccountsExist reads only the primary key of each store's accounts.

@@ -219,8 +219,9 @@ func (s *Store) EdgesTo(ctx context.Context, kind sparrow.EdgeKind, froms []spar
 		return out, err
 	}
 	for db, group := range s.shards.groupByDB(froms) {
-		got, err := queryEdges(ctx, db.R, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE to_id = ? AND state = 1 AND from_id IN ("+
-			placeholders(len(group))+")", append([]any{int64(to)}, idArgs(group)...)...)
+		in, args := inIDs(group)
+		got, err := queryEdges(ctx, stmtQuerier{db}, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE to_id = ? AND state = 1 AND from_id IN ("+
+			in+")", append([]any{int64(to)}, args...)...)
 		if err != nil {
 			if err = db.translate(err, "edges to"); sparrow.SkipUnavailable(ctx, err) {
 				continue // a partial read: callers that decide access read with sparrow.Strict

@@ -403,35 +403,40 @@ func (s *Store) FollowingIDs(ctx context.Context, from sparrow.ID) ([]sparrow.ID
 	return out, db.translate(rows.Err(), "following ids")
 }
 
-// RelationRows reads, in one round trip on viewer's shard, every row that a
-// Relationship needs for the given accounts: viewer's forward follows, follow
-// requests, blocks and mutes, and the reverse follows, follow requests and
-// blocks that point at viewer.
-func (s *Store) RelationRows(ctx context.Context, viewer sparrow.ID, ids []sparrow.ID) (sparrow.RelationRows, error) {
+// RelationRows reads, in one round trip on viewer's shard, the rows of the
+// parts wanted between viewer and the given accounts: viewer's forward
+// follows, follow requests, blocks and mutes, and the reverse follows,
+// follow requests and blocks that point at viewer (AllParts: every row a
+// Relationship needs).
+func (s *Store) RelationRows(ctx context.Context, viewer sparrow.ID, ids []sparrow.ID, want sparrow.RelationPart) (sparrow.RelationRows, error) {
 	out := sparrow.RelationRows{Following: map[sparrow.ID]sparrow.Edge{}, FollowedBy: map[sparrow.ID]sparrow.Edge{},
 		Blocking: map[sparrow.ID]sparrow.Edge{}, BlockedBy: map[sparrow.ID]sparrow.Edge{}, Muting: map[sparrow.ID]sparrow.Edge{},
 		Requested: map[sparrow.ID]sparrow.Edge{}, RequestedBy: map[sparrow.ID]sparrow.Edge{}}
-	if len(ids) == 0 {
+	if len(ids) == 0 || want == 0 {
 		return out, nil
 	}
 	in, inArgs := inIDs(ids)
 	parts := []struct {
+		part                   sparrow.RelationPart
 		tag, table, key, other string
 		into                   map[sparrow.ID]sparrow.Edge
 		kind                   sparrow.EdgeKind
 	}{
-		{"1", "following", "from_id", "to_id", out.Following, sparrow.Follow},
-		{"2", "followers", "to_id", "from_id", out.FollowedBy, sparrow.Follow},
-		{"3", "blocks", "from_id", "to_id", out.Blocking, sparrow.Block},
-		{"4", "blocked_by", "to_id", "from_id", out.BlockedBy, sparrow.Block},
-		{"5", "mutes", "from_id", "to_id", out.Muting, sparrow.Mute},
-		{"6", "follow_requests", "from_id", "to_id", out.Requested, sparrow.FollowRequest},
-		{"7", "follow_requested_by", "to_id", "from_id", out.RequestedBy, sparrow.FollowRequest},
+		{sparrow.PartFollowing, "1", "following", "from_id", "to_id", out.Following, sparrow.Follow},
+		{sparrow.PartFollowedBy, "2", "followers", "to_id", "from_id", out.FollowedBy, sparrow.Follow},
+		{sparrow.PartBlocking, "3", "blocks", "from_id", "to_id", out.Blocking, sparrow.Block},
+		{sparrow.PartBlockedBy, "4", "blocked_by", "to_id", "from_id", out.BlockedBy, sparrow.Block},
+		{sparrow.PartMuting, "5", "mutes", "from_id", "to_id", out.Muting, sparrow.Mute},
+		{sparrow.PartRequested, "6", "follow_requests", "from_id", "to_id", out.Requested, sparrow.FollowRequest},
+		{sparrow.PartRequestedBy, "7", "follow_requested_by", "to_id", "from_id", out.RequestedBy, sparrow.FollowRequest},
 	}
 	var q string
 	var args []any
-	for i, p := range parts {
-		if i > 0 {
+	for _, p := range parts {
+		if want&p.part == 0 {
+			continue
+		}
+		if q != "" {
 			q += " UNION ALL "
 		}
 		q += "SELECT " + p.tag + ", " + edgeSelect + " FROM " + p.table + " WHERE " + p.key + " = ? AND state = 1 AND " + p.other + " IN (" + in + ")"

@@ -101,3 +101,22 @@ func mapRunes(s string, lo, hi rune, delta rune) string {
 	}
 	return string(r)
 }
+
+// testAccountsSeenBy: the accounts read with whether each blocks the
+// viewer, from their own block rows, as the rows stand (an unblock counts).
+func testAccountsSeenBy(t *testing.T, f *fixture) {
+	a, b, v := f.account(t), f.account(t), f.account(t)
+	f.setEdges(t, sparrow.Block, a.ID, true, v.ID)
+	f.setEdges(t, sparrow.Block, b.ID, true, f.ids.NextBalanced()) // b blocks someone else
+	accs, blockers, err := f.s.AccountsSeenBy(ctx(), v.ID, []sparrow.ID{a.ID, b.ID, f.ids.NextBalanced()})
+	if err != nil || len(accs) != 2 || !blockers[a.ID] || blockers[b.ID] || len(blockers) != 1 {
+		t.Fatalf("AccountsSeenBy = %d accounts, blockers %v, %v", len(accs), blockers, err)
+	}
+	f.setEdges(t, sparrow.Block, a.ID, false, v.ID)
+	if _, blockers, _ := f.s.AccountsSeenBy(ctx(), v.ID, []sparrow.ID{a.ID}); len(blockers) != 0 {
+		t.Fatalf("after the unblock: blockers %v", blockers)
+	}
+	if accs, blockers, err := f.s.AccountsSeenBy(ctx(), 0, []sparrow.ID{a.ID, b.ID}); err != nil || len(accs) != 2 || len(blockers) != 0 {
+		t.Fatalf("anonymous: %d accounts, blockers %v, %v", len(accs), blockers, err)
+	}
+}

@@ -243,7 +243,7 @@ func testSetEdgesSeveralKinds(t *testing.T, f *fixture) {
 	if err := f.s.ApplyReverse(ctx(), append(req, changed...), newID); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID})
+	rows, err := f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID}, sparrow.AllParts)
 	if err != nil || !rows.Blocking[b.ID].Active || len(rows.Following) != 0 || len(rows.Requested) != 0 {
 		t.Fatalf("a's rows = %+v %v", rows, err)
 	}
@@ -251,11 +251,11 @@ func testSetEdgesSeveralKinds(t *testing.T, f *fixture) {
 	if err := f.s.ApplyReverse(ctx(), f.setEdges(t, sparrow.FollowRequest, c.ID, true, a.ID), newID); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ = f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID})
+	rows, _ = f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID}, sparrow.AllParts)
 	if !rows.RequestedBy[c.ID].Active || len(rows.RequestedBy) != 1 {
 		t.Fatalf("requested by = %+v (b's request was never applied to the reverse table)", rows.RequestedBy)
 	}
-	rows, _ = f.s.RelationRows(ctx(), c.ID, []sparrow.ID{a.ID})
+	rows, _ = f.s.RelationRows(ctx(), c.ID, []sparrow.ID{a.ID}, sparrow.AllParts)
 	if !rows.Requested[a.ID].Active || !rows.Requested[a.ID].Reblogs {
 		t.Fatalf("c's request = %+v", rows.Requested)
 	}

@@ -26,6 +26,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"AccountRoundTrip", testAccountRoundTrip},
 		{"AccountNamesUnique", testAccountNamesUnique},
 		{"AccountsMultiGetAcrossShards", testAccountsMultiGet},
+		{"AccountsSeenBy", testAccountsSeenBy},
 		{"UpdateAccount", testUpdateAccount},
 		{"CreateStatusBumpsCounterAndOutbox", testCreateStatus},
 		{"CreateStatusIdempotencyKey", testIdempotency},
