@@ -63,9 +63,9 @@ var Openers = map[string]sqlstore.Opener{"sqlite": sqlite.Open, "mysql": mysql.O
 // than a request may wait (mysql.IOTimeout).
 const BulkIOTimeout = 10 * time.Minute
 
-// BulkOpeners are Openers for the bulk tools (import, check, the benchmark's
-// loader): MySQL stores get io_timeout=BulkIOTimeout unless their DSN sets
-// one.
+// BulkOpeners are Openers for the bulk tools (the admin commands: import
+// and check; the loaders of bench run and bench soak): MySQL stores get
+// io_timeout=BulkIOTimeout unless their DSN sets one.
 var BulkOpeners = map[string]sqlstore.Opener{
 	"sqlite": sqlite.Open,
 	"mysql": func(ctx context.Context, dsn string) (*sqlstore.DB, error) {

@@ -376,10 +376,42 @@ func (m *matrix) run() {
 	for _, r := range relations {
 		m.statusSurfaces(r)
 		m.feeds(r)
+		m.graphLists(r)
 	}
 	if !m.stalled {
 		m.streams()
 	}
+}
+
+// graphLists checks the followers and following lists: the author's are
+// empty to an account it blocks, and the author is left out of others'
+// lists for an account it blocks and for one that blocks it.
+func (m *matrix) graphLists(r relation) {
+	accounts := func(path string) map[mastodon.ID]bool {
+		var list []struct {
+			ID mastodon.ID `json:"id"`
+		}
+		code, body := m.s.raw("GET", path, m.token(r), "", nil)
+		if code != 200 {
+			m.t.Fatalf("GET %s as %s: HTTP %d %s", path, r, code, body)
+		}
+		decode(m.t, body, &list)
+		out := map[mastodon.ID]bool{}
+		for _, a := range list {
+			out[a.ID] = true
+		}
+		return out
+	}
+	follower := m.viewers[relFollower].ID
+	got := accounts("/api/v1/accounts/" + string(m.author.ID) + "/followers")
+	m.check("the author's followers", r, "its follower", r != relBlocked, got[follower], false)
+	got = accounts("/api/v1/accounts/" + string(m.author.ID) + "/following")
+	m.check("the author's following", r, "the third account", r != relBlocked, got[m.third.ID], false)
+	listed := r != relBlocked && r != relBlocking
+	got = accounts("/api/v1/accounts/" + string(m.third.ID) + "/followers")
+	m.check("a third account's followers", r, "the author", listed, got[m.author.ID], false)
+	got = accounts("/api/v1/accounts/" + string(follower) + "/following")
+	m.check("a follower's following", r, "the author", listed, got[m.author.ID], false)
 }
 
 // statusSurfaces checks what is read through a status's own id.

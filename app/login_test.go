@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -101,6 +102,36 @@ func TestLoginLimitsNeverLockTheOwnerOut(t *testing.T) {
 		}
 		if codes[400] != 50 || codes[429] != 1 {
 			t.Fatalf("an address guessing 51 names: %v, want 50 × 400 then 429", codes)
+		}
+	})
+}
+
+// TestLoginLimitHoldsForConcurrentGuesses: guesses sent at once from one
+// address get no more password checks than the pair's limit (each takes its
+// place in the count before its password is checked); the rest get 429.
+func TestLoginLimitHoldsForConcurrentGuesses(t *testing.T) {
+	forEachStack(t, func(t *testing.T, s *server) {
+		victim := s.signup("")
+		c := s.newApp("read")
+		attacker := from("127.0.0.60")
+		const guesses = 24
+		codes := make(chan int, guesses)
+		var wg sync.WaitGroup
+		for i := 0; i < guesses; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes <- s.login(t, attacker, c.Config.ClientID, c.Config.ClientSecret, victim.Username+"@example.com", fmt.Sprint("guess ", i)).StatusCode
+			}()
+		}
+		wg.Wait()
+		close(codes)
+		by := map[int]int{}
+		for code := range codes {
+			by[code]++
+		}
+		if by[400] != 5 || by[429] != guesses-5 {
+			t.Fatalf("%d concurrent guesses: %v, want 5 × 400 and the rest 429", guesses, by)
 		}
 	})
 }

@@ -263,7 +263,8 @@ func TestParamsBounded(t *testing.T) {
 		{"long key repeated by nesting", "application/json", wide, 413},
 		{"too many form values", "application/x-www-form-urlencoded", many, 413},
 		{"too many json values", "application/json", manyJSON, 413},
-		{"at the depth limit", "application/json", strings.Repeat(`{"a":`, maxJSONDepth-1) + `"x"` + strings.Repeat("}", maxJSONDepth-1), 0},
+		{"at the depth limit", "application/json", strings.Repeat(`{"a":`, maxJSONDepth) + `"x"` + strings.Repeat("}", maxJSONDepth), 0},
+		{"one level deeper", "application/json", strings.Repeat(`{"a":`, maxJSONDepth+1) + `"x"` + strings.Repeat("}", maxJSONDepth+1), 422},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/x", strings.NewReader(tc.body))

@@ -93,3 +93,47 @@ func TestHangingStoreTripsItsBreaker(t *testing.T) {
 		})
 	}
 }
+
+// TestLockWaitIsRetryableNotAnOutage: a row-lock wait longer than the
+// connection's lock-wait timeout (three fifths of io_timeout) ends as the
+// server's retryable error 1205, before the driver's I/O timeout gives up
+// on the connection, so contended writes never open the store's breaker.
+func TestLockWaitIsRetryableNotAnOutage(t *testing.T) {
+	dsn := testDBs(t, 1)[0]
+	u, _ := url.Parse(dsn)
+	u.RawQuery = "io_timeout=2s"
+	db, err := mysql.Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	if _, err := db.W.ExecContext(ctx, "CREATE TABLE lockwait (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.W.ExecContext(ctx, "INSERT INTO lockwait VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, "SELECT id FROM lockwait WHERE id = 1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < breaker.Trip+1; i++ {
+		waiter, err := db.W.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = waiter.ExecContext(ctx, "UPDATE lockwait SET id = 1 WHERE id = 1")
+		waiter.Rollback()
+		if err == nil || !db.Dialect.IsRetryable(err) {
+			t.Fatalf("lock wait %d: %v, want the retryable lock-wait timeout", i, err)
+		}
+	}
+	if db.Guard.Up() != 1 {
+		t.Fatalf("circuit state %v after lock waits, want closed", db.Guard.Up())
+	}
+}

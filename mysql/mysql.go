@@ -78,7 +78,8 @@ const PoolSize = 16
 // Config parses a "mysql://user:pass@host:port/db?param=value" URL into the
 // driver's configuration. Query parameters are passed to the server as
 // session variables, except pool_size (see Open), dial_timeout and
-// io_timeout (see IOTimeout).
+// io_timeout (see IOTimeout). innodb_lock_wait_timeout defaults to three
+// fifths of io_timeout (lockWait).
 func Config(dsn string) (*gomysql.Config, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme != "mysql" || u.Host == "" {
@@ -118,7 +119,19 @@ func Config(dsn string) (*gomysql.Config, error) {
 			c.Params[k] = v[0]
 		}
 	}
+	if _, ok := c.Params["innodb_lock_wait_timeout"]; !ok {
+		c.Params["innodb_lock_wait_timeout"] = strconv.Itoa(lockWait(c.ReadTimeout))
+	}
 	return c, nil
+}
+
+// lockWait is the default innodb_lock_wait_timeout (whole seconds, at least
+// 1, at most the server's default of 50) of connections with I/O timeout
+// io: three fifths of it, so that a row-lock wait ends as the server's
+// retryable error 1205 before the driver gives up on the connection (which
+// would count as the store failing, see sqlstore.Guard).
+func lockWait(io time.Duration) int {
+	return min(max(int(io*3/5/time.Second), 1), 50)
 }
 
 // poolSize returns the DSN's pool_size, or PoolSize.

@@ -248,15 +248,30 @@ func (a *Auth) checkPassword(ctx context.Context, login, password, remote string
 			sparrow.NoteRateLimit(ctx, limit, limit-counts[i], now.Add(reset))
 		}
 	}
+	refuse := func(i int) (*sparrow.Account, error) {
+		note()
+		return nil, &sparrow.Error{Kind: sparrow.ERateLimited, Msg: "Too many failed login attempts, try again later", Retry: resets[i]}
+	}
 	for i, limit := range limits {
 		if counts[i] >= limit {
-			note()
-			return nil, &sparrow.Error{Kind: sparrow.ERateLimited, Msg: "Too many failed login attempts, try again later", Retry: resets[i]}
+			return refuse(i)
 		}
 	}
+	// The attempt takes its place in the pair's count before the password
+	// is checked, so that concurrent attempts cannot all pass the check
+	// above: at most limits[1] are checked per pair and window. (A success
+	// forgets the pair; the address and name counts take failures once
+	// they are known, so these two may be overshot by attempts in flight.)
+	n, err := a.d.Limiter.Hit(ctx, keys[1], a.c.LoginWindow)
+	if err != nil {
+		return nil, err
+	}
+	if counts[1] = n; n > limits[1] {
+		return refuse(1)
+	}
 	fail := func() (*sparrow.Account, error) {
-		for i, k := range keys {
-			n, err := a.d.Limiter.Hit(ctx, k, a.c.LoginWindow)
+		for _, i := range []int{0, 2} {
+			n, err := a.d.Limiter.Hit(ctx, keys[i], a.c.LoginWindow)
 			if err != nil {
 				return nil, err
 			}
@@ -266,7 +281,6 @@ func (a *Auth) checkPassword(ctx context.Context, login, password, remote string
 		return nil, sparrow.Errorf(sparrow.EInvalid, "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.")
 	}
 	var acc *sparrow.Account
-	var err error
 	switch {
 	case !validLookup(login):
 		err = notFound // names nothing: a failed login, without asking a store
@@ -287,12 +301,11 @@ func (a *Auth) checkPassword(ctx context.Context, login, password, remote string
 	if bcrypt.CompareHashAndPassword([]byte(acc.PasswordHash), []byte(password)) != nil {
 		return fail()
 	}
-	note()
-	if counts[1] > 0 {
-		if err := a.d.Limiter.Reset(ctx, keys[1]); err != nil {
-			return nil, err
-		}
+	if err := a.d.Limiter.Reset(ctx, keys[1]); err != nil {
+		return nil, err
 	}
+	counts[1] = 0
+	note()
 	return acc, nil
 }
 

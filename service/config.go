@@ -14,7 +14,7 @@ type Config struct {
 	Domain        string        // this server's domain, for acct "user@domain"
 	MaxChars      int           // maximum status length in Unicode code points (default 500)
 	BcryptCost    int           // password hashing cost (default bcrypt.DefaultCost)
-	LoginAttempts int           // failed logins allowed per window and account (default 5); per client address, 10 times that
+	LoginAttempts int           // failed logins allowed per window for one name from one address (default 5); see Auth.checkPassword
 	LoginWindow   time.Duration // the rate-limit window (default 5m)
 	TokenCacheTTL time.Duration // how long a resolved token is cached (default 1m)
 

@@ -72,7 +72,7 @@ func (c *Consumers) authorizeIfUnlocked(ctx context.Context, requester, target s
 	if err != nil || acct.Locked {
 		return err
 	}
-	if err := authorizeFollow(ctx, c.d, c.d.Relations, requester, target); err != nil && !sparrow.IsKind(err, sparrow.ENotFound) {
+	if err := authorizeFollow(ctx, c.d, c.d.Relations, c.cache, requester, target); err != nil && !sparrow.IsKind(err, sparrow.ENotFound) {
 		return err
 	}
 	return nil

@@ -13,7 +13,7 @@ const rebuildWorkers = 16
 // rebuilds runs the background inbox rebuilds of a Feed: at most
 // rebuildWorkers at once, one per user at a time. A rebuild that finds no
 // free worker is not started (its reader's page was answered by pull, and
-// the reader's next page asks again). Close stops new rebuilds, cancels
+// the reader's next page asks again). close stops new rebuilds, cancels
 // those under way and waits for them. It is safe for concurrent use.
 type rebuilds struct {
 	ctx    context.Context // ends at Close; the parent of every rebuild

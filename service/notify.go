@@ -41,8 +41,8 @@ func NewNotifications(d Deps, statuses *Statuses) *Notifications {
 
 // Handle creates notifications from status.created (mention: the mentioned
 // accounts and the replied-to author) and edges.changed (follow: each follow
-// edge that is active). Other events are ignored; malformed payloads are
-// dropped. Idempotent: each notification has a key derived from the event
+// edge that is active). Other events are ignored; a payload that does not
+// decode is sparrow.ErrMalformedEvent (the bus dead-letters it). Idempotent: each notification has a key derived from the event
 // ("mention:<status>", "follow:<from>:<edge id>"), so replays add nothing,
 // while a re-follow after an unfollow (a new edge id) notifies again.
 func (n *Notifications) Handle(ctx context.Context, e sparrow.Event) error {

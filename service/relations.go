@@ -63,9 +63,10 @@ func setEdges(ctx context.Context, d Deps, cache *FollowingCache, from sparrow.I
 
 // blocked reports whether a and b block each other in either direction, from
 // their own block rows (each on its owner's shard: the sources of truth).
-func (r *Relations) blocked(ctx context.Context, a, b sparrow.ID) (bool, error) {
+// BulkFollow applies the same rule to many accounts in two reads.
+func blocked(ctx context.Context, store sparrow.RelationStore, a, b sparrow.ID) (bool, error) {
 	for _, pair := range [][2]sparrow.ID{{a, b}, {b, a}} {
-		rows, err := r.store.Edges(ctx, sparrow.Block, pair[0], []sparrow.ID{pair[1]})
+		rows, err := store.Edges(ctx, sparrow.Block, pair[0], []sparrow.ID{pair[1]})
 		if err != nil {
 			return false, err
 		}
@@ -84,9 +85,9 @@ func (r *Relations) Follow(ctx context.Context, v sparrow.Viewer, target sparrow
 	if err != nil {
 		return nil, err
 	}
-	if blocked, err := r.blocked(ctx, v.AccountID, target); err != nil {
+	if b, err := blocked(ctx, r.store, v.AccountID, target); err != nil {
 		return nil, err
-	} else if blocked {
+	} else if b {
 		return nil, sparrow.Errorf(sparrow.EForbidden, "This action is not allowed")
 	}
 	mine, err := r.store.Edges(ctx, sparrow.Follow, v.AccountID, []sparrow.ID{target})
@@ -189,11 +190,13 @@ func (r *Relations) FollowRequests(ctx context.Context, v sparrow.Viewer, p spar
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := r.store.EdgesTo(ctx, sparrow.Block, from, v.AccountID)
+	// Strict: a requester whose store stops answering after the pending
+	// read is not taken as not blocking v; the read fails instead.
+	blocks, err := r.store.EdgesTo(sparrow.Strict(ctx), sparrow.Block, from, v.AccountID)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.store.RelationRows(ctx, v.AccountID, from, sparrow.PartBlocking)
+	rows, err := r.store.RelationRows(sparrow.Strict(ctx), v.AccountID, from, sparrow.PartBlocking)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +214,7 @@ func (r *Relations) AuthorizeFollowRequest(ctx context.Context, v sparrow.Viewer
 	if err := needUser(v); err != nil {
 		return nil, err
 	}
-	if err := authorizeFollow(ctx, r.d, r.store, requester, v.AccountID); err != nil {
+	if err := authorizeFollow(ctx, r.d, r.store, r.cache, requester, v.AccountID); err != nil {
 		return nil, err
 	}
 	rel, err := r.one(ctx, v, requester)
@@ -224,7 +227,7 @@ func (r *Relations) AuthorizeFollowRequest(ctx context.Context, v sparrow.Viewer
 // authorizeFollow turns requester's pending request to follow target into
 // the follow (see AuthorizeFollowRequest); ENotFound if there is no pending
 // request, or if either blocks the other.
-func authorizeFollow(ctx context.Context, d Deps, store sparrow.RelationStore, requester, target sparrow.ID) error {
+func authorizeFollow(ctx context.Context, d Deps, store sparrow.RelationStore, cache *FollowingCache, requester, target sparrow.ID) error {
 	req, err := store.Edges(ctx, sparrow.FollowRequest, requester, []sparrow.ID{target})
 	if err != nil {
 		return err
@@ -233,17 +236,14 @@ func authorizeFollow(ctx context.Context, d Deps, store sparrow.RelationStore, r
 	if !e.Active {
 		return notFound
 	}
-	for _, pair := range [][2]sparrow.ID{{requester, target}, {target, requester}} {
-		rows, err := store.Edges(ctx, sparrow.Block, pair[0], []sparrow.ID{pair[1]})
-		if err != nil {
-			return err
+	if b, err := blocked(ctx, store, requester, target); err != nil || b {
+		if err == nil {
+			err = notFound
 		}
-		if rows[pair[1]].Active {
-			return notFound
-		}
+		return err
 	}
 	pending := true
-	_, err = setEdges(ctx, d, nil, requester,
+	_, err = setEdges(ctx, d, cache, requester,
 		sparrow.EdgeChange{Kind: sparrow.FollowRequest, To: target, Active: false, Expect: &pending},
 		sparrow.EdgeChange{Kind: sparrow.Follow, To: target, Active: true, Reblogs: &e.Reblogs, Notify: &e.Notify})
 	if sparrow.IsKind(err, sparrow.EConflict) {
@@ -392,22 +392,65 @@ func dedupe(ids []sparrow.ID, skip sparrow.ID) []sparrow.ID {
 	return out
 }
 
-// Following pages the accounts an account follows, newest first.
+// Following pages the accounts an account follows, newest first, as v may
+// see them (graphPage).
 func (r *Relations) Following(ctx context.Context, v sparrow.Viewer, account sparrow.ID, p sparrow.Page) ([]sparrow.AccountEdge, error) {
-	if _, err := r.d.Accounts.Account(ctx, account); err != nil {
-		return nil, err
-	}
-	edges, err := r.store.ListForward(ctx, sparrow.Follow, account, p.Normalize(80))
-	return r.hydrateEdges(ctx, edges, err, func(e sparrow.Edge) sparrow.ID { return e.To })
+	return r.graphPage(ctx, v, account, p, false)
 }
 
-// Followers pages the accounts that follow an account, newest first.
+// Followers pages the accounts that follow an account, newest first, as v
+// may see them (graphPage).
 func (r *Relations) Followers(ctx context.Context, v sparrow.Viewer, account sparrow.ID, p sparrow.Page) ([]sparrow.AccountEdge, error) {
-	if _, err := r.d.Accounts.Account(ctx, account); err != nil {
+	return r.graphPage(ctx, v, account, p, true)
+}
+
+// graphPage pages account's follows (or, if followers, its followers) with
+// Mastodon's block rules, decided from the sources of truth: an empty page
+// when the account blocks v, and without the accounts v blocks or that block
+// v (each read with the account, from its own block rows).
+func (r *Relations) graphPage(ctx context.Context, v sparrow.Viewer, account sparrow.ID, p sparrow.Page, followers bool) ([]sparrow.AccountEdge, error) {
+	accs, blockers, err := r.d.Accounts.AccountsSeenBy(sparrow.Strict(ctx), v.AccountID, []sparrow.ID{account})
+	if err != nil {
 		return nil, err
 	}
-	edges, err := r.store.ListReverse(ctx, sparrow.Follow, account, p.Normalize(80))
-	return r.hydrateEdges(ctx, edges, err, func(e sparrow.Edge) sparrow.ID { return e.From })
+	if len(accs) == 0 {
+		return nil, notFound
+	}
+	if blockers[account] {
+		return nil, nil
+	}
+	var edges []sparrow.Edge
+	other := func(e sparrow.Edge) sparrow.ID { return e.To }
+	if followers {
+		edges, err = r.store.ListReverse(ctx, sparrow.Follow, account, p.Normalize(80))
+		other = func(e sparrow.Edge) sparrow.ID { return e.From }
+	} else {
+		edges, err = r.store.ListForward(ctx, sparrow.Follow, account, p.Normalize(80))
+	}
+	if err != nil || len(edges) == 0 {
+		return nil, err
+	}
+	ids := make([]sparrow.ID, len(edges))
+	for i, e := range edges {
+		ids[i] = other(e)
+	}
+	listed, blockers, err := r.d.Accounts.AccountsSeenBy(ctx, v.AccountID, ids)
+	if err != nil {
+		return nil, err
+	}
+	var blocking sparrow.RelationRows
+	if !v.Anonymous() {
+		if blocking, err = r.store.RelationRows(sparrow.Strict(ctx), v.AccountID, ids, sparrow.PartBlocking); err != nil {
+			return nil, err
+		}
+	}
+	byID := make(map[sparrow.ID]*sparrow.Account, len(listed))
+	for _, a := range listed {
+		if !blockers[a.ID] && !blocking.Blocking[a.ID].Active {
+			byID[a.ID] = a
+		}
+	}
+	return edgePage(edges, ids, byID), nil
 }
 
 // Blocks pages v's blocks.
@@ -444,13 +487,19 @@ func (r *Relations) hydrateEdges(ctx context.Context, edges []sparrow.Edge, err 
 	for _, a := range accs {
 		byID[a.ID] = a
 	}
+	return edgePage(edges, ids, byID), nil
+}
+
+// edgePage pairs each edge with its account (ids[i] is edges[i]'s other
+// end), leaving out the edges whose account is not in byID.
+func edgePage(edges []sparrow.Edge, ids []sparrow.ID, byID map[sparrow.ID]*sparrow.Account) []sparrow.AccountEdge {
 	out := make([]sparrow.AccountEdge, 0, len(edges))
 	for i, e := range edges {
 		if a := byID[ids[i]]; a != nil {
 			out = append(out, sparrow.AccountEdge{Account: a, Cursor: e.EdgeID})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // SearchAccounts finds accounts by exact acct, then by prefix of username or

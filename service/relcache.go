@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"log/slog"
-	"slices"
 	"strconv"
 	"time"
 
@@ -56,16 +55,6 @@ func (c *FollowingCache) Following(ctx context.Context, id sparrow.ID) ([]sparro
 	}
 	_ = c.kv.Set(ctx, followingKey(id), raw, c.ttl) // a cache: failures only cost latency
 	return ids, nil
-}
-
-// Follows reports whether from actively follows to (binary search in the set).
-func (c *FollowingCache) Follows(ctx context.Context, from, to sparrow.ID) (bool, error) {
-	ids, err := c.Following(ctx, from)
-	if err != nil {
-		return false, err
-	}
-	_, found := slices.BinarySearch(ids, to)
-	return found, nil
 }
 
 // invalidate drops the cached sets of ids at once, best effort: a failure is

@@ -418,10 +418,3 @@ func (s *Statuses) interactionsOf(ctx context.Context, v sparrow.Viewer, sts []*
 	return fav, rb, nil
 }
 
-func mapValues[K comparable, V any](m map[K]V) []V {
-	out := make([]V, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
-}

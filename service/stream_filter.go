@@ -25,8 +25,8 @@ func NewStreamFilter(t *Timelines) *StreamFilter {
 }
 
 // Home returns s, as stored now, hydrated for v if it belongs in v's home
-// feed, and nil otherwise: its author is v or an account v follows (the
-// following cache), v may see it (visibility), and v neither blocks nor mutes
+// feed, and nil otherwise: its author is v or an account v follows (v's
+// own follow rows), v may see it (visibility), and v neither blocks nor mutes
 // its author nor is blocked by it. A deleted status and an anonymous viewer
 // get nil. The status is reloaded from the store, so an edit that arrives
 // late, or a status deleted meanwhile, is judged as it is now.

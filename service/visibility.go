@@ -57,9 +57,8 @@ type access struct {
 // access returns an empty access for v.
 func (p policy) access(v sparrow.Viewer) *access {
 	return &access{p: p, v: v, blocked: map[sparrow.ID]bool{}, rowsFor: map[sparrow.ID]bool{},
-		rows: sparrow.RelationRows{Following: map[sparrow.ID]sparrow.Edge{}, Requested: map[sparrow.ID]sparrow.Edge{},
-			Blocking: map[sparrow.ID]sparrow.Edge{}, Muting: map[sparrow.ID]sparrow.Edge{}, FollowedBy: map[sparrow.ID]sparrow.Edge{},
-			RequestedBy: map[sparrow.ID]sparrow.Edge{}, BlockedBy: map[sparrow.ID]sparrow.Edge{}}}
+		rows: sparrow.RelationRows{Following: map[sparrow.ID]sparrow.Edge{}, Blocking: map[sparrow.ID]sparrow.Edge{},
+			Muting: map[sparrow.ID]sparrow.Edge{}}}
 }
 
 // ensure loads, for the authors not loaded yet, whether they block v (one
@@ -95,8 +94,8 @@ func (a *access) ensure(ctx context.Context, authors []sparrow.ID, withRows bool
 }
 
 // ensureRows loads v's rows with the accounts not loaded yet (one read on
-// v's shard), without the accounts' block rows: for decisions about them
-// that are v's own (whom v blocks, who asks to follow v).
+// v's shard): whom v follows, blocks and mutes (sparrow.PolicyParts),
+// without the accounts' own block rows (see ensure).
 func (a *access) ensureRows(ctx context.Context, ids []sparrow.ID) error {
 	if a.v.Anonymous() {
 		return nil
@@ -115,9 +114,7 @@ func (a *access) ensureRows(ctx context.Context, ids []sparrow.ID) error {
 		return err
 	}
 	for _, pair := range []struct{ into, from map[sparrow.ID]sparrow.Edge }{
-		{a.rows.Following, got.Following}, {a.rows.Requested, got.Requested}, {a.rows.Blocking, got.Blocking},
-		{a.rows.Muting, got.Muting}, {a.rows.FollowedBy, got.FollowedBy}, {a.rows.RequestedBy, got.RequestedBy},
-		{a.rows.BlockedBy, got.BlockedBy},
+		{a.rows.Following, got.Following}, {a.rows.Blocking, got.Blocking}, {a.rows.Muting, got.Muting},
 	} {
 		for id, e := range pair.from {
 			pair.into[id] = e

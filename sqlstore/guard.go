@@ -85,7 +85,11 @@ func (gc *guardedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 func (gc *guardedConnector) Driver() driver.Driver { return gc.c.Driver() }
 
 // guardedConn passes every call to its connection, asking the guard first
-// for those that talk to the store. The optional interfaces the connection
+// for those that talk to the store: connecting, preparing, beginning,
+// executing and querying, a prepared statement's executions and queries,
+// and a transaction's commit. Reading the rows of a query that
+// has answered is not guarded: a connection that fails then is given up by
+// the driver, and the next connection's dial counts. The optional interfaces the connection
 // lacks answer as database/sql expects (ErrSkip, no reset, valid).
 type guardedConn struct {
 	g *Guard
@@ -117,7 +121,10 @@ func (c *guardedConn) PrepareContext(ctx context.Context, query string) (st driv
 		}
 		return err
 	})
-	return st, err
+	if err != nil {
+		return nil, err
+	}
+	return &guardedStmt{g: c.g, s: st}, nil
 }
 
 func (c *guardedConn) Close() error { return c.c.Close() }
@@ -135,7 +142,10 @@ func (c *guardedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (tx dr
 		}
 		return err
 	})
-	return tx, err
+	if err != nil {
+		return nil, err
+	}
+	return &guardedTx{g: c.g, tx: tx}, nil
 }
 
 func (c *guardedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (res driver.Result, err error) {
@@ -195,3 +205,86 @@ func (c *guardedConn) CheckNamedValue(nv *driver.NamedValue) error {
 	}
 	return driver.ErrSkip
 }
+
+// guardedStmt is a prepared statement whose executions ask the guard first.
+type guardedStmt struct {
+	g *Guard
+	s driver.Stmt
+}
+
+var (
+	_ driver.StmtExecContext   = (*guardedStmt)(nil)
+	_ driver.StmtQueryContext  = (*guardedStmt)(nil)
+	_ driver.NamedValueChecker = (*guardedStmt)(nil)
+)
+
+func (s *guardedStmt) Close() error  { return s.s.Close() }
+func (s *guardedStmt) NumInput() int { return s.s.NumInput() }
+
+func (s *guardedStmt) Exec(args []driver.Value) (res driver.Result, err error) {
+	err = s.g.do(func() error {
+		res, err = s.s.Exec(args) //nolint:staticcheck // database/sql's own fallback for drivers without StmtExecContext
+		return err
+	})
+	return res, err
+}
+
+func (s *guardedStmt) Query(args []driver.Value) (rows driver.Rows, err error) {
+	err = s.g.do(func() error {
+		rows, err = s.s.Query(args) //nolint:staticcheck // as Exec
+		return err
+	})
+	return rows, err
+}
+
+func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (res driver.Result, err error) {
+	e, ok := s.s.(driver.StmtExecContext)
+	if !ok {
+		return s.Exec(values(args))
+	}
+	err = s.g.do(func() error {
+		res, err = e.ExecContext(ctx, args)
+		return err
+	})
+	return res, err
+}
+
+func (s *guardedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (rows driver.Rows, err error) {
+	q, ok := s.s.(driver.StmtQueryContext)
+	if !ok {
+		return s.Query(values(args))
+	}
+	err = s.g.do(func() error {
+		rows, err = q.QueryContext(ctx, args)
+		return err
+	})
+	return rows, err
+}
+
+func (s *guardedStmt) CheckNamedValue(nv *driver.NamedValue) error {
+	if n, ok := s.s.(driver.NamedValueChecker); ok {
+		return n.CheckNamedValue(nv)
+	}
+	return driver.ErrSkip
+}
+
+// values turns positional arguments into the driver's older form (what
+// database/sql does for a statement without the context interfaces).
+func values(args []driver.NamedValue) []driver.Value {
+	out := make([]driver.Value, len(args))
+	for i, a := range args {
+		out[i] = a.Value
+	}
+	return out
+}
+
+// guardedTx is a transaction whose commit asks the guard first. Its
+// rollback always runs (it releases the transaction's locks; a refused
+// commit leaves the connection to be dropped, see IsValid).
+type guardedTx struct {
+	g  *Guard
+	tx driver.Tx
+}
+
+func (t *guardedTx) Commit() error   { return t.g.do(t.tx.Commit) }
+func (t *guardedTx) Rollback() error { return t.tx.Rollback() }

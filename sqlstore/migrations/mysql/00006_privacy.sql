@@ -37,6 +37,9 @@ CREATE TABLE IF NOT EXISTS follow_requested_by (
 ALTER TABLE idempotency_keys MODIFY ikey VARCHAR(160) NOT NULL;
 
 -- +goose Down
+-- Keys longer than the old column (client keys of 127 or 128 characters
+-- with their "u:") cannot be kept; idempotency keys are short-lived.
+DELETE FROM idempotency_keys WHERE CHAR_LENGTH(ikey) > 128;
 ALTER TABLE idempotency_keys MODIFY ikey VARCHAR(128) NOT NULL;
 DROP TABLE IF EXISTS follow_requested_by;
 DROP TABLE IF EXISTS follow_requests;
