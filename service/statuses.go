@@ -417,4 +417,3 @@ func (s *Statuses) interactionsOf(ctx context.Context, v sparrow.Viewer, sts []*
 	}
 	return fav, rb, nil
 }
-
