@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -34,5 +35,29 @@ func TestMigrateIsIdempotent(t *testing.T) {
 			t.Fatalf("open #%d: %v", i+1, err)
 		}
 		db.Close()
+	}
+}
+
+// TestPageCachesAreBounded: every connection gets its page-cache bound, the
+// writer's and the readers' (read back from SQLite, in KiB as negative
+// numbers).
+func TestPageCachesAreBounded(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct {
+		name string
+		pool *sql.DB
+		want int
+	}{{"writer", db.W, sqlite.WriterCacheKiB}, {"reader", db.R, sqlite.ReaderCacheKiB}} {
+		var got int
+		if err := c.pool.QueryRow("PRAGMA cache_size").Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != -c.want {
+			t.Errorf("%s cache_size %d, want %d", c.name, got, -c.want)
+		}
 	}
 }
