@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Account is a user (seed 001's t_user_info): identity plus its counters. The
+// Account is a user (docs/seeds.md#seed-001's t_user_info): identity plus its counters. The
 // account lives on the logical shard of its id's gene, and so do its statuses.
 type Account struct {
 	ID           ID
@@ -19,7 +19,7 @@ type Account struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 
-	// Counters (seed 001: Msg_count, Fans_count, Follow_count). They live in the
+	// Counters (docs/seeds.md#seed-001: Msg_count, Fans_count, Follow_count). They live in the
 	// account row and are never computed with COUNT(*).
 	StatusesCount  int64
 	FollowersCount int64

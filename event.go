@@ -22,7 +22,7 @@ const (
 )
 
 // Event is a fact appended to a shard's transactional outbox in the same
-// transaction as the rows it describes (seed 002's events), then relayed to the
+// transaction as the rows it describes (docs/seeds.md#seed-002's events), then relayed to the
 // bus. Its ID is generated with the shard's gene and is the dedupe key on the
 // bus; consumers must be idempotent because delivery is at-least-once.
 type Event struct {

@@ -27,7 +27,7 @@ type InboxState struct {
 	BuiltAt time.Time // when it was created
 }
 
-// InboxStore is the per-user home index (seed 001's t_user_msg_index, seed
+// InboxStore is the per-user home index (docs/seeds.md#seed-001's t_user_msg_index, seed
 // 000's friendfeeds): derived data in the cache tier (Redis when scaled out,
 // in process when embedded), bounded to a cap per user. Losing it loses
 // latency, never data: a missing inbox is rebuilt by pull.
@@ -62,7 +62,7 @@ type InboxStore interface {
 }
 
 // RecentLists are the hot authors' capped lists of recent items, with their
-// last post time (seed 000's 动态时间 hash), in the cache tier. The set of
+// last post time (docs/seeds.md#seed-000's 动态时间 hash), in the cache tier. The set of
 // authors that have a list (hot, or cooling down after being hot) is kept
 // with them, so readers can tell which of their followings to merge.
 type RecentLists interface {
@@ -96,7 +96,7 @@ type ListPage struct {
 	OK    bool // whether the author has a list
 }
 
-// Activity records when users were last seen (seed 000's 热点状态位), at most
+// Activity records when users were last seen (docs/seeds.md#seed-000's 热点状态位), at most
 // once every few minutes per user, so reads do not become writes.
 type Activity interface {
 	// Touch records that user was seen at at (never moving backwards).

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// ID is a Sparrow id: a positive 63-bit, time-ordered integer (seed 004's gene
+// ID is a Sparrow id: a positive 63-bit, time-ordered integer (docs/seeds.md#seed-004's gene
 // method). Its layout, from the most significant bit:
 //
 //	1 bit zero | 41 bits milliseconds since Epoch | 6 bits node | 8 bits sequence | 8 bits shard gene

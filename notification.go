@@ -69,7 +69,7 @@ type NotificationService interface {
 	Clear(ctx context.Context, v Viewer) error
 }
 
-// KeyedFeedStore holds seed 002's per-purpose feeds that are keyed by
+// KeyedFeedStore holds docs/seeds.md#seed-002's per-purpose feeds that are keyed by
 // something other than a user: tag feeds ("tag:<name>"), object feeds
 // ("obj:<type>:<key>") and the public feed, kept in time buckets
 // ("pub:<YYYYMMDD>"). Each feed key lives on the shard of its hash, so a read
@@ -83,7 +83,7 @@ type KeyedFeedStore interface {
 	ReadFeed(ctx context.Context, key string, p Page) ([]FeedItem, error)
 }
 
-// TimelineService reads the feeds of seed 002 as Mastodon timelines. Every
+// TimelineService reads the feeds of docs/seeds.md#seed-002 as Mastodon timelines. Every
 // page is filtered by the routing policies (visibility, blocks, mutes) and is
 // never empty while older visible items exist.
 type TimelineService interface {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// RefKind is seed 001's message-to-message relation type.
+// RefKind is docs/seeds.md#seed-001's message-to-message relation type.
 type RefKind int
 
 // Reference kinds (t_msg_msg_relation.Type).
@@ -14,7 +14,7 @@ const (
 	RefRepost  RefKind = 2 // a plain reblog or a quote
 )
 
-// Reference is a row of seed 001's t_msg_msg_relation, stored on the shard of
+// Reference is a row of docs/seeds.md#seed-001's t_msg_msg_relation, stored on the shard of
 // the referenced status (the seed's own correction): status Status (by
 // Author) comments on or reposts Ref. Page is its fixed page, assigned once
 // from the referenced status's ever count: (ever − 1) div page size.
@@ -41,7 +41,7 @@ type ReferenceStore interface {
 	// absent row is not an error and changes nothing.
 	RemoveReference(ctx context.Context, ref ID, kind RefKind, status ID, newID func(shard int) ID) error
 	// ReferencePage returns the rows of one fixed page, oldest first. A page
-	// may be short after deletions, as seed 001 describes.
+	// may be short after deletions, as docs/seeds.md#seed-001 describes.
 	ReferencePage(ctx context.Context, ref ID, kind RefKind, page int) ([]Reference, error)
 	// References pages the rows of ref of a kind by status id, newest first.
 	References(ctx context.Context, ref ID, kind RefKind, p Page) ([]Reference, error)

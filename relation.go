@@ -10,8 +10,8 @@ type EdgeKind string
 
 // Edge kinds. Follows, follow requests and blocks are stored in both
 // directions: the forward table on the source's shard is the source of truth
-// (seed 003's Following), the reverse table on the target's shard is its
-// asynchronously maintained pseudo-replica (seed 003's Follower). Mutes are
+// (docs/seeds.md#seed-003's Following), the reverse table on the target's shard is its
+// asynchronously maintained pseudo-replica (docs/seeds.md#seed-003's Follower). Mutes are
 // private and forward only.
 const (
 	Follow EdgeKind = "follow"
@@ -197,7 +197,7 @@ type RelationService interface {
 	Follow(ctx context.Context, v Viewer, target ID, o FollowOptions) (*Relationship, error)
 	// Unfollow removes the follow, or withdraws the follow request (idempotent).
 	Unfollow(ctx context.Context, v Viewer, target ID) (*Relationship, error)
-	// BulkFollow follows up to MaxBulk targets in one call (seed 000's
+	// BulkFollow follows up to MaxBulk targets in one call (docs/seeds.md#seed-000's
 	// one-click follow); unknown, blocked and own ids are skipped, locked
 	// accounts get follow requests. EInvalid beyond MaxBulk.
 	BulkFollow(ctx context.Context, v Viewer, targets []ID) ([]*Relationship, error)

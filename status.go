@@ -25,17 +25,17 @@ func (v Visibility) Valid() bool {
 	return false
 }
 
-// StatusType is seed 001's message type.
+// StatusType is docs/seeds.md#seed-001's message type.
 type StatusType int
 
-// Status types (seed 001 t_msg_info.Type).
+// Status types (docs/seeds.md#seed-001 t_msg_info.Type).
 const (
 	Original StatusType = 0
 	Comment  StatusType = 1 // a reply
 	Repost   StatusType = 2 // a reblog or a quote
 )
 
-// Status is a post (seed 001's t_msg_info, seed 004's t_tiezi). Its id carries
+// Status is a post (docs/seeds.md#seed-001's t_msg_info, docs/seeds.md#seed-004's t_tiezi). Its id carries
 // its author's gene, so it lives on its author's shard.
 type Status struct {
 	ID                 ID
@@ -59,12 +59,12 @@ type Status struct {
 	DeletedAt          time.Time // zero unless deleted (deleted statuses are tombstones)
 	Version            int64     // bumped on every edit; last-writer-wins for consumers
 
-	// Kept counters (seed 001 Comment_count/Transfer_count) and the
+	// Kept counters (docs/seeds.md#seed-001 Comment_count/Transfer_count) and the
 	// favourite count. Exact after convergence, never negative.
 	RepliesCount    int64
 	ReblogsCount    int64
 	FavouritesCount int64
-	// Ever counters (seed 001 Commented_count/Transferred_count): only grow,
+	// Ever counters (docs/seeds.md#seed-001 Commented_count/Transferred_count): only grow,
 	// and number the fixed comment/repost pages.
 	RepliesEver int64
 	ReblogsEver int64

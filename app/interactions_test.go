@@ -11,7 +11,7 @@ import (
 // TestCommentsRepostsFavourites walks issue 5 as a Mastodon client does:
 // comments with fixed pages, reblogs (idempotent, not of private statuses),
 // quotes, favourites, exact counts once consumers caught up, and the delete
-// semantics of seed 001.
+// semantics of docs/seeds.md#seed-001.
 func TestCommentsRepostsFavourites(t *testing.T) {
 	forEachStack(t, func(t *testing.T, s *server) {
 		author, fan, other := s.signup(""), s.signup(""), s.signup("")

@@ -29,7 +29,7 @@ type DatasetConfig struct {
 	HotAt int64
 	// ActiveUsers is how many ordinary accounts (a seeded random sample) get
 	// tokens and are driven, and so are active for the fan-out; 0 or ≥ Users
-	// means all. Only active users receive pushes (seed 000).
+	// means all. Only active users receive pushes (docs/seeds.md#seed-000).
 	ActiveUsers int
 	// ProbesPerBucket extra readers follow exactly b accounts for every b of
 	// FollowingBuckets below Users (b = Users-1 stands in for the first

@@ -20,8 +20,12 @@
 //   - entities.go:   Mastodon JSON entities; render.go turns domain values into them;
 //     content.go turns plain text into Mastodon's HTML content
 //   - accounts.go, statuses.go, instance.go: the endpoint handlers
-//   - relations.go:  follows, blocks, mutes, relationships, relation lists and
-//     the bulk-follow extension (POST /api/v1/x/follows)
+//   - relations.go:  follows, blocks, mutes, follow requests, relationships,
+//     relation lists and the bulk-follow extension (POST /api/v1/x/follows)
+//   - interactions.go: favourites, reblogs, their lists, comment pages
+//   - timelines.go:  home, public, tag, object and profile timelines
+//   - notifications.go: notifications
+//   - streaming.go:  the streaming API (WebSocket and server-sent events)
 //   - search.go:     account search (v1) and v2 search (accounts only so far)
 //   - metrics.go:    Prometheus metrics and /metrics
 //

@@ -215,7 +215,7 @@ func (s *Server) statusContext(w http.ResponseWriter, r *http.Request, p *params
 }
 
 // comments is a Sparrow extension, GET /api/v1/x/statuses/{id}/comments: one
-// fixed page of the replies to {id} (seed 001's comment pages). Every reply
+// fixed page of the replies to {id} (docs/seeds.md#seed-001's comment pages). Every reply
 // is given a page once, when it is posted, from the number of replies the
 // status ever had: reply number k (0-based) is on page k div page_size, for
 // good. So a page never shifts when replies are deleted or added, and a

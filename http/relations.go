@@ -114,7 +114,7 @@ func (s *Server) relationships(w http.ResponseWriter, r *http.Request, p *params
 }
 
 // bulkFollow is a Sparrow extension, POST /api/v1/x/follows: the viewer
-// follows every account of id[] in one call (seed 000's one-click follow of
+// follows every account of id[] in one call (docs/seeds.md#seed-000's one-click follow of
 // a selection of accounts), with the default follow options. id[] may come
 // from a form body, a JSON body ({"id": ["1", "2"]}) or the query string, and
 // is read as idList reads it: more than sparrow.MaxBulk values is 422,

@@ -79,7 +79,7 @@ func (s *Server) tagTimeline(w http.ResponseWriter, r *http.Request, p *params) 
 
 // objectStatuses answers the public and unlisted statuses posted about an
 // object (GET /api/v1/x/objects/{type}/{key}/statuses), Sparrow's extension
-// for seed 002's object feeds: a status posted with object "book:isbn-1"
+// for docs/seeds.md#seed-002's object feeds: a status posted with object "book:isbn-1"
 // appears at /api/v1/x/objects/book/isbn-1/statuses. type is 1-32 of a-z,
 // 0-9 and '_'; key is 1-200 non-space characters (a '/' in it is sent as
 // %2F); anything else is 404. It pages like the other timelines.

@@ -19,7 +19,7 @@ type Consumers struct {
 }
 
 // FollowerSync maintains the reverse tables (Follower, blocked-by, follow
-// requests by target) from the forward rows in EvEdges events (seed 003's
+// requests by target) from the forward rows in EvEdges events (docs/seeds.md#seed-003's
 // pseudo-replica), with their followers_count deltas; versions make replays
 // and reordering harmless. Then, on each target's shard:
 //   - a new block ends the blocked account's follow of the blocker and its
@@ -132,7 +132,7 @@ func (c *Consumers) CacheInvalidation(ctx context.Context, e sparrow.Event) erro
 	return nil
 }
 
-// AccountIndex feeds account search (seed 004: search fed through the MQ): it
+// AccountIndex feeds account search (docs/seeds.md#seed-004: search fed through the MQ): it
 // re-reads the account and records its current terms. Old terms are left to
 // be filtered at read time.
 func (c *Consumers) AccountIndex(ctx context.Context, e sparrow.Event) error {

@@ -30,10 +30,10 @@ type noObserver struct{}
 func (noObserver) Delivered(int, time.Duration) {}
 func (noObserver) Rebuilt(time.Duration)        {}
 
-// Feed is the home feed of DESIGN.md's "Feed paths in detail": seed 000's
+// Feed is the home feed (docs/architecture.md, "The home read path"): docs/seeds.md#seed-000's
 // hybrid (push for ordinary authors to active followers, pull for hot authors
-// at read, rebuild by pull for returning users), seed 001's per-user index
-// with tiered fan-out, and seed 002's routing policies.
+// at read, rebuild by pull for returning users), docs/seeds.md#seed-001's per-user index
+// with tiered fan-out, and docs/seeds.md#seed-002's routing policies.
 type Feed struct {
 	d        Deps
 	c        Config

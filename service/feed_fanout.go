@@ -58,7 +58,7 @@ func itemOf(s *sparrow.Status) sparrow.FeedItem {
 	return sparrow.FeedItem{ID: s.ID, Author: s.AccountID, Reblog: s.ReblogOfID}
 }
 
-// deliver pushes a new status (seed 001 step 2.4, tiered by activity).
+// deliver pushes a new status (docs/seeds.md#seed-001 step 2.4, tiered by activity).
 func (f *Feed) deliver(ctx context.Context, s *sparrow.Status) error {
 	author, err := f.d.Accounts.Account(ctx, s.AccountID)
 	if sparrow.IsKind(err, sparrow.ENotFound) {
@@ -116,7 +116,7 @@ func (f *Feed) ensureRecentList(ctx context.Context, author sparrow.ID) error {
 }
 
 // recipients applies the write-side routing policies and returns the inboxes
-// that get s, most recently active first: the author itself (seed 001 step
+// that get s, most recently active first: the author itself (docs/seeds.md#seed-001 step
 // 2.3), whatever the visibility; for a direct status, the mentioned accounts
 // that follow the author;
 // otherwise the author's followers that are active (seen within
@@ -162,7 +162,7 @@ func (f *Feed) recipients(ctx context.Context, s *sparrow.Status) ([]sparrow.ID,
 		}
 		p.MaxID = edges[len(edges)-1].EdgeID
 	}
-	// Tiers: the most recently active followers first (seed 001's 5-27 note).
+	// Tiers: the most recently active followers first (docs/seeds.md#seed-001's 5-27 note).
 	slices.SortFunc(seen, func(a, b seenUser) int { return b.at.Compare(a.at) })
 	out = append(out, author)
 	for _, u := range seen {

@@ -181,7 +181,7 @@ func (f *Feed) collect(ctx context.Context, user sparrow.ID, follows []sparrow.I
 	return append(above, rest...), exhausted, nil
 }
 
-// pull is seed 000's pull: author IN (followings), through the store's
+// pull is docs/seeds.md#seed-000's pull: author IN (followings), through the store's
 // per-author LIMIT pushdown.
 func (f *Feed) pull(ctx context.Context, follows []sparrow.ID, p sparrow.Page) ([]sparrow.FeedItem, bool, error) {
 	items, err := f.d.Statuses.AuthorsFeed(ctx, follows, p)
@@ -272,7 +272,7 @@ func mergeItems(a, b []sparrow.FeedItem) []sparrow.FeedItem {
 	return slices.CompactFunc(all, func(x, y sparrow.FeedItem) bool { return x.ID == y.ID })
 }
 
-// admit applies the routing policies at read (seed 002's RouteService, written
+// admit applies the routing policies at read (docs/seeds.md#seed-002's RouteService, written
 // once), deciding from the sources of truth (visibility.go): only the
 // reader's own statuses and those of the accounts it follows now (its own
 // Following rows: follows, the cached set that chose the candidates, only

@@ -7,7 +7,7 @@ import (
 	"sparrow"
 )
 
-// Sweep is seed 000's scheduled job (定时任务), run periodically:
+// Sweep is docs/seeds.md#seed-000's scheduled job (定时任务), run periodically:
 //   - users not seen for --active-days lose their inbox (they get no pushes
 //     any more; their next home read rebuilds it by pull) and leave the
 //     activity set;

@@ -7,7 +7,7 @@ import (
 	"sparrow"
 )
 
-// Interactions implements sparrow.InteractionService: seed 001's comments and
+// Interactions implements sparrow.InteractionService: docs/seeds.md#seed-001's comments and
 // reposts (message-to-message relations with fixed pages, kept and ever
 // counters, its delete semantics) and favourites.
 type Interactions struct {
@@ -316,7 +316,7 @@ func (s *Interactions) Context(ctx context.Context, v sparrow.Viewer, id sparrow
 	return out, nil
 }
 
-// HandleReferences is the consumer that keeps seed 001's message relations:
+// HandleReferences is the consumer that keeps docs/seeds.md#seed-001's message relations:
 // a new comment, reblog or quote is recorded on the referenced status's shard
 // with its fixed page and counters; a deleted one is removed (kept count −1,
 // ever count unchanged). Idempotent.

@@ -164,7 +164,7 @@ func TestReblogsAndFavourites(t *testing.T) {
 	})
 }
 
-// TestDeleteSemantics is seed 001's steps 5–7: deleting an original keeps its
+// TestDeleteSemantics is docs/seeds.md#seed-001's steps 5–7: deleting an original keeps its
 // comments and quotes (which still name it) and removes its plain reblogs
 // from feeds.
 func TestDeleteSemantics(t *testing.T) {

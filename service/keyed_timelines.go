@@ -10,7 +10,7 @@ import (
 	"sparrow"
 )
 
-// Keyed feeds (seed 002): per-purpose feeds keyed by something other than a
+// Keyed feeds (docs/seeds.md#seed-002): per-purpose feeds keyed by something other than a
 // user, written by the KeyedFeeds consumer and read by Timelines' Tag, Public
 // and Object. Keys:
 //

@@ -11,7 +11,7 @@ import (
 )
 
 // FollowingCache caches the following sets of active users as sorted packed
-// uids (8 bytes big-endian each): seed 000's scheme 2, used deliberately as a
+// uids (8 bytes big-endian each): docs/seeds.md#seed-000's scheme 2, used deliberately as a
 // cache. The rows of the Following table (scheme 1, covering indexes) stay the
 // source of truth for everyone. It is backed by Redis when scaled out and
 // in-process when embedded; entries expire, so only active users keep one.

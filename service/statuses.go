@@ -304,7 +304,7 @@ const (
 // The accounts are read with whether each blocks the viewer, in the same
 // query (AccountsSeenBy): a status whose author is not loaded (gone, or on
 // a store left out of a partial read) is dropped. Reblogs whose original is
-// gone or hidden from v are dropped (seed 001: plain reblogs of a deleted
+// gone or hidden from v are dropped (docs/seeds.md#seed-001: plain reblogs of a deleted
 // status disappear); a quote that is gone or hidden renders as deleted.
 func (s *Statuses) hydrate(ctx context.Context, acc *access, sts []*sparrow.Status, mode readMode) ([]*sparrow.StatusView, error) {
 	var refIDs []sparrow.ID

@@ -11,7 +11,7 @@ var mentionRE = regexp.MustCompile(`(?:^|[^\w/@])@([A-Za-z0-9_]{1,30})(?:@([A-Za
 // hashtagRE matches #tag at a word start; tags may be in any script (#微博).
 var hashtagRE = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_/&#])#([\p{L}\p{N}_]*[\p{L}_][\p{L}\p{N}_]*)`)
 
-// objectRE is the object-feed key "type:key" (seed 002's object feed).
+// objectRE is the object-feed key "type:key" (docs/seeds.md#seed-002's object feed).
 var objectRE = regexp.MustCompile(`^[a-z0-9_]{1,32}:[^\s]{1,200}$`)
 
 // Limits on what one status may carry.

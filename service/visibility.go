@@ -7,7 +7,7 @@ import (
 	"sparrow"
 )
 
-// The read policy of statuses (seed 002's RouteService rules for privacy),
+// The read policy of statuses (docs/seeds.md#seed-002's RouteService rules for privacy),
 // applied to every read and written once for every backend. Every decision
 // is made from the sources of truth, read when the decision is made:
 //

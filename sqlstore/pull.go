@@ -19,7 +19,7 @@ const pullChunk = 200
 var pullSizes = []int{1, 4, 16, 64, pullChunk}
 
 // AuthorsFeed returns the newest live items by the given authors inside p,
-// newest first, at most p.Limit: the pull path of the home feed (seed 000's
+// newest first, at most p.Limit: the pull path of the home feed (docs/seeds.md#seed-000's
 // author IN (followings)), done as well as pull can be done:
 //   - LIMIT pushdown: each author is a subquery with its own small LIMIT k,
 //     read from idx_statuses_pull alone; the stores are queried in parallel;

@@ -39,7 +39,7 @@ func addServerFlags(cmd *cobra.Command, c *app.Config) {
 	f.IntVar(&c.RecentCap, "recent-cap", 300, "status ids kept per hot author's recent list")
 	f.IntVar(&c.ActiveDays, "active-days", 7, "users seen within this many days get pushes; others are rebuilt by pull on return")
 	f.DurationVar(&c.SweepInterval, "sweep-interval", time.Minute, "how often the sweeper drops inactive inboxes and cools former hot authors")
-	f.IntVar(&c.CommentPageSize, "comment-page-size", 20, "statuses per fixed comment page (seed 001's page index)")
+	f.IntVar(&c.CommentPageSize, "comment-page-size", 20, "statuses per fixed comment page (the page index of docs/seeds.md#seed-001)")
 	f.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 }
 
