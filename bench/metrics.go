@@ -1,14 +1,16 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Server metrics the suite reads from /metrics (Prometheus text format).
@@ -17,48 +19,101 @@ const (
 	metricRebuilds = "sparrow_inbox_rebuild_seconds_count"
 )
 
-// ParseMetric returns the value of the unlabelled sample name in a Prometheus
-// text exposition, and whether it was there.
-func ParseMetric(r io.Reader, name string) (float64, bool, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name) {
-			continue
-		}
-		rest := line[len(name):]
-		if rest == "" || rest[0] != ' ' {
-			continue // a longer name, or labels
-		}
-		f := strings.Fields(rest)
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			return 0, false, fmt.Errorf("metric %s: %q", name, line)
-		}
-		return v, true, nil
+// ParseMetrics returns the values of the unlabelled samples names in a
+// Prometheus text exposition (parsed by the Prometheus library's own text
+// parser). A name may be a counter, gauge or untyped sample, or the _count
+// or _sum of a histogram or summary. A name absent from the exposition is
+// absent from the map; a malformed exposition is an error.
+func ParseMetrics(r io.Reader, names ...string) (map[string]float64, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("read metrics: %w", err)
 	}
-	return 0, false, sc.Err()
+	out := make(map[string]float64, len(names))
+	for _, name := range names {
+		if v, ok := sample(families, name); ok {
+			out[name] = v
+		}
+	}
+	return out, nil
 }
 
-// Metric reads one unlabelled sample from the server's /metrics. ok is false
-// if the server has no /metrics or not that metric (any Mastodon server
-// that is not Sparrow).
-func (c *Client) Metric(ctx context.Context, name string) (v float64, ok bool, err error) {
+// sample finds the unlabelled sample name among families.
+func sample(families map[string]*dto.MetricFamily, name string) (float64, bool) {
+	for _, m := range unlabelled(families[name]) {
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Untyped != nil:
+			return m.Untyped.GetValue(), true
+		}
+	}
+	for _, suffix := range []string{"_count", "_sum"} {
+		base, ok := strings.CutSuffix(name, suffix)
+		if !ok {
+			continue
+		}
+		for _, m := range unlabelled(families[base]) {
+			count, sum := suffix == "_count", suffix == "_sum"
+			switch h, s := m.Histogram, m.Summary; {
+			case h != nil && count:
+				return float64(h.GetSampleCount()), true
+			case h != nil && sum:
+				return h.GetSampleSum(), true
+			case s != nil && count:
+				return float64(s.GetSampleCount()), true
+			case s != nil && sum:
+				return s.GetSampleSum(), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// unlabelled returns the metrics of f without labels (none if f is nil).
+func unlabelled(f *dto.MetricFamily) []*dto.Metric {
+	var out []*dto.Metric
+	for _, m := range f.GetMetric() {
+		if len(m.GetLabel()) == 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Metrics reads several unlabelled samples from one GET of the server's
+// /metrics. A server without /metrics (a non-2xx answer, as from any
+// Mastodon server that is not Sparrow) gives an empty map and no error; a
+// transport failure is an error.
+func (c *Client) Metrics(ctx context.Context, names ...string) (map[string]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.Base+"/metrics", nil)
 	if err != nil {
-		return 0, false, err
+		return nil, err
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return 0, false, err
+		return nil, fmt.Errorf("GET /metrics: %w", err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode >= 300 {
 		io.Copy(io.Discard, resp.Body)
-		return 0, false, nil
+		return map[string]float64{}, nil
 	}
-	return ParseMetric(resp.Body, name)
+	return ParseMetrics(resp.Body, names...)
+}
+
+// Metric reads one unlabelled sample from the server's /metrics (Metrics);
+// ok is false if the server has no /metrics or not that metric.
+func (c *Client) Metric(ctx context.Context, name string) (v float64, ok bool, err error) {
+	m, err := c.Metrics(ctx, name)
+	if err != nil {
+		return 0, false, err
+	}
+	v, ok = m[name]
+	return v, ok, nil
 }
 
 // settle polls metric name until it has not changed for quiet (or until

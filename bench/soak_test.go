@@ -15,26 +15,6 @@ import (
 	"time"
 )
 
-func TestParseMetrics(t *testing.T) {
-	text := `# HELP go_goroutines Number of goroutines that currently exist.
-# TYPE go_goroutines gauge
-go_goroutines 42
-go_goroutines_extra 5
-process_resident_memory_bytes{x="y"} 7
-process_resident_memory_bytes 5.2e+07
-`
-	m, err := ParseMetrics(strings.NewReader(text), "go_goroutines", "process_resident_memory_bytes", "absent")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m) != 2 || m["go_goroutines"] != 42 || m["process_resident_memory_bytes"] != 52e6 {
-		t.Errorf("metrics %v", m)
-	}
-	if _, err := ParseMetrics(strings.NewReader("go_goroutines many\n"), "go_goroutines"); err == nil {
-		t.Error("no error for a malformed value")
-	}
-}
-
 func TestWindowRecorder(t *testing.T) {
 	r := NewWindowRecorder()
 	for i := 1; i <= 100; i++ {
