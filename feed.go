@@ -1,8 +1,23 @@
 package sparrow
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
+)
+
+// Defaults of the feed and status settings, used wherever a setting is
+// zero or unset: by the services, the caches of every backend and the
+// server's flags. Each is written here only.
+const (
+	DefaultInboxCap        = 800         // items per home inbox
+	DefaultRecentCap       = 300         // items per hot author's recent list
+	DefaultActiveDays      = 7           // users seen within this many days get pushes
+	DefaultHotThreshold    = 10000       // followers at which an account turns hot
+	DefaultSweepInterval   = time.Minute // how often the feed sweeper runs
+	DefaultCommentPageSize = 20          // statuses per fixed comment page
+	DefaultMaxChars        = 500         // status length limit in Unicode code points
 )
 
 // FeedItem is one entry of a feed list: a status id and its author, and for a
@@ -109,4 +124,32 @@ type Activity interface {
 	// Forget removes users (after their inbox was dropped and they were
 	// handled), so the sweeper does not list them again.
 	Forget(ctx context.Context, users ...ID) error
+}
+
+// KeepNewest is the rule of every capped feed list (inboxes, recent lists),
+// in every cache backend: of items, those above floor (a negative floor
+// counts as 0), newest first with distinct ids, cut to limit (CutFeed). items
+// is not modified.
+func KeepNewest(items []FeedItem, floor ID, limit int) ([]FeedItem, ID) {
+	floor = max(floor, 0)
+	out := make([]FeedItem, 0, len(items))
+	for _, it := range items {
+		if it.ID > floor {
+			out = append(out, it)
+		}
+	}
+	slices.SortFunc(out, func(a, b FeedItem) int { return cmp.Compare(b.ID, a.ID) })
+	out = slices.CompactFunc(out, func(a, b FeedItem) bool { return a.ID == b.ID })
+	return CutFeed(out, floor, limit)
+}
+
+// CutFeed cuts sorted (newest first, distinct ids) to limit items and returns
+// the floor raised to the newest id cut off: a list is complete above its
+// floor, so a reader past it knows to read on elsewhere.
+func CutFeed(sorted []FeedItem, floor ID, limit int) ([]FeedItem, ID) {
+	if len(sorted) > limit {
+		floor = max(floor, sorted[limit].ID)
+		sorted = sorted[:limit]
+	}
+	return sorted, floor
 }

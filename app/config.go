@@ -36,12 +36,12 @@ type Config struct {
 	HotThreshold int
 
 	FeedMode      string        // hybrid (default), push or pull
-	InboxCap      int           // items per inbox (default 800)
-	RecentCap     int           // items per hot author's recent list (default 300)
-	ActiveDays    int           // users seen within this many days get pushes (default 7)
-	SweepInterval time.Duration // how often the sweeper runs (default 1m)
+	InboxCap      int           // items per inbox (default sparrow.DefaultInboxCap)
+	RecentCap     int           // items per hot author's recent list (default sparrow.DefaultRecentCap)
+	ActiveDays    int           // users seen within this many days get pushes (default sparrow.DefaultActiveDays)
+	SweepInterval time.Duration // how often the sweeper runs (default sparrow.DefaultSweepInterval)
 
-	CommentPageSize int // statuses per fixed comment page (default 20)
+	CommentPageSize int // statuses per fixed comment page (default sparrow.DefaultCommentPageSize)
 }
 
 // DefaultShards is the embedded shard map: 256 logical shards on four SQLite
@@ -92,22 +92,22 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("feed mode %q: want hybrid, push or pull", c.FeedMode)
 	}
 	if c.InboxCap <= 0 {
-		c.InboxCap = 800
+		c.InboxCap = sparrow.DefaultInboxCap
 	}
 	if c.RecentCap <= 0 {
-		c.RecentCap = 300
+		c.RecentCap = sparrow.DefaultRecentCap
 	}
 	if c.ActiveDays <= 0 {
-		c.ActiveDays = 7
+		c.ActiveDays = sparrow.DefaultActiveDays
 	}
 	if c.SweepInterval <= 0 {
-		c.SweepInterval = time.Minute
+		c.SweepInterval = sparrow.DefaultSweepInterval
 	}
 	if c.HotThreshold <= 0 {
-		c.HotThreshold = 10000
+		c.HotThreshold = sparrow.DefaultHotThreshold
 	}
 	if c.MaxChars <= 0 {
-		c.MaxChars = 500
+		c.MaxChars = sparrow.DefaultMaxChars
 	}
 	return c, nil
 }

@@ -2,20 +2,14 @@ package inmem
 
 import "sparrow"
 
-// Defaults used for zero fields of FeedOptions.
-const (
-	DefaultInboxCap  = 800 // items per home inbox
-	DefaultRecentCap = 300 // items per hot author's recent list
-)
-
 // FeedOptions configure the feed cache tier: [Inboxes], [RecentLists] and
 // [Activity]. The zero value is ready to use.
 type FeedOptions struct {
 	// InboxCap is the number of items an inbox keeps; older items are
-	// trimmed, raising the inbox's floor. Zero or less means DefaultInboxCap.
+	// trimmed, raising the inbox's floor. Zero or less means sparrow.DefaultInboxCap.
 	InboxCap int
 	// RecentCap is the number of items a recent list keeps. Zero or less
-	// means DefaultRecentCap.
+	// means sparrow.DefaultRecentCap.
 	RecentCap int
 	// Clock tells the time. Every feed method takes the times it records as
 	// arguments (Create's now, Append's at, Touch's at), so no method reads
@@ -26,10 +20,10 @@ type FeedOptions struct {
 
 func (o FeedOptions) withDefaults() FeedOptions {
 	if o.InboxCap <= 0 {
-		o.InboxCap = DefaultInboxCap
+		o.InboxCap = sparrow.DefaultInboxCap
 	}
 	if o.RecentCap <= 0 {
-		o.RecentCap = DefaultRecentCap
+		o.RecentCap = sparrow.DefaultRecentCap
 	}
 	if o.Clock == nil {
 		o.Clock = sparrow.SystemClock{}

@@ -39,12 +39,12 @@ func TestFeedDefaults(t *testing.T) {
 		r.Append(ctx, 1, sparrow.FeedItem{ID: id}, time.Now())
 	}
 	its, st, _ := s.Read(ctx, 1, sparrow.Page{Limit: 10_000})
-	if len(its) != inmem.DefaultInboxCap || st.Floor != 1000-inmem.DefaultInboxCap {
-		t.Errorf("inbox: %d items, floor %d; want %d, %d", len(its), st.Floor, inmem.DefaultInboxCap, 1000-inmem.DefaultInboxCap)
+	if len(its) != sparrow.DefaultInboxCap || st.Floor != 1000-sparrow.DefaultInboxCap {
+		t.Errorf("inbox: %d items, floor %d; want %d, %d", len(its), st.Floor, sparrow.DefaultInboxCap, 1000-sparrow.DefaultInboxCap)
 	}
 	its, floor, _, _ := r.Read(ctx, 1, sparrow.Page{Limit: 10_000})
-	if len(its) != inmem.DefaultRecentCap || floor != 1000-inmem.DefaultRecentCap {
-		t.Errorf("recent list: %d items, floor %d; want %d, %d", len(its), floor, inmem.DefaultRecentCap, 1000-inmem.DefaultRecentCap)
+	if len(its) != sparrow.DefaultRecentCap || floor != 1000-sparrow.DefaultRecentCap {
+		t.Errorf("recent list: %d items, floor %d; want %d, %d", len(its), floor, sparrow.DefaultRecentCap, 1000-sparrow.DefaultRecentCap)
 	}
 	if s.Len() != 1 {
 		t.Errorf("Len = %d, want 1", s.Len())
@@ -97,9 +97,9 @@ func TestActivityCompacts(t *testing.T) {
 }
 
 func BenchmarkInboxPush1000(b *testing.B) {
-	cachetest.BenchInboxPush(b, inmem.NewInboxes(inmem.FeedOptions{}), 1000, inmem.DefaultInboxCap)
+	cachetest.BenchInboxPush(b, inmem.NewInboxes(inmem.FeedOptions{}), 1000, sparrow.DefaultInboxCap)
 }
 
 func BenchmarkInboxRead40(b *testing.B) {
-	cachetest.BenchInboxRead(b, inmem.NewInboxes(inmem.FeedOptions{}), 40, inmem.DefaultInboxCap)
+	cachetest.BenchInboxRead(b, inmem.NewInboxes(inmem.FeedOptions{}), 40, sparrow.DefaultInboxCap)
 }

@@ -117,7 +117,7 @@ func (l *feedList) set(sorted []sparrow.FeedItem, floor sparrow.ID) {
 // (rather than only raising) the floor is sound because items alone covers
 // everything above floor.
 func (l *feedList) merge(items []sparrow.FeedItem, floor sparrow.ID, limit int) {
-	in, floor := prepare(items, floor, limit)
+	in, floor := sparrow.KeepNewest(items, floor, limit)
 	old := l.items()
 	old = old[:atOrBelow(old, floor)]
 	out := make([]sparrow.FeedItem, 0, len(old)+len(in))
@@ -136,7 +136,7 @@ func (l *feedList) merge(items []sparrow.FeedItem, floor sparrow.ID, limit int) 
 			j++
 		}
 	}
-	out, floor = trim(out, floor, limit)
+	out, floor = sparrow.CutFeed(out, floor, limit)
 	l.set(out, floor)
 }
 
@@ -185,38 +185,4 @@ func (l *feedList) remove(id sparrow.ID) {
 		l.end--
 		l.buf[l.end] = sparrow.FeedItem{}
 	}
-}
-
-// prepare returns a sorted copy of items without ids at or below floor,
-// with distinct ids, trimmed to limit, and floor raised to the newest id
-// trimmed. A negative floor counts as 0.
-func prepare(items []sparrow.FeedItem, floor sparrow.ID, limit int) ([]sparrow.FeedItem, sparrow.ID) {
-	floor = max(floor, 0)
-	out := make([]sparrow.FeedItem, 0, len(items))
-	for _, it := range items {
-		if it.ID > floor {
-			out = append(out, it)
-		}
-	}
-	slices.SortFunc(out, func(a, b sparrow.FeedItem) int {
-		switch {
-		case a.ID > b.ID:
-			return -1
-		case a.ID < b.ID:
-			return 1
-		}
-		return 0
-	})
-	out = slices.CompactFunc(out, func(a, b sparrow.FeedItem) bool { return a.ID == b.ID })
-	return trim(out, floor, limit)
-}
-
-// trim cuts sorted (newest first) to limit items and returns the floor raised
-// to the newest id cut.
-func trim(sorted []sparrow.FeedItem, floor sparrow.ID, limit int) ([]sparrow.FeedItem, sparrow.ID) {
-	if len(sorted) > limit {
-		floor = max(floor, sorted[limit].ID)
-		sorted = sorted[:limit]
-	}
-	return sorted, floor
 }

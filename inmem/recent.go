@@ -50,7 +50,7 @@ func (r *RecentLists) Seed(_ context.Context, author sparrow.ID, items []sparrow
 		return nil
 	}
 	l := &recentList{}
-	sorted, floor := prepare(items, floor, r.cap)
+	sorted, floor := sparrow.KeepNewest(items, floor, r.cap)
 	l.set(sorted, floor)
 	if len(sorted) > 0 {
 		l.last = sorted[0].ID.Time().UTC()

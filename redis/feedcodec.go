@@ -122,31 +122,10 @@ func lexPage(p sparrow.Page) (min, max string, limit int64, empty bool) {
 	return min, max, limit, false
 }
 
-// prepareItems returns the members of items above floor (negative counts
-// as 0), newest first with distinct ids, trimmed to limit, and floor raised
-// to the newest id trimmed: what a merge of items into any list keeps.
+// prepareItems returns the members of the items a list keeps
+// (sparrow.KeepNewest), encoded, and the floor raised to the newest id cut.
 func prepareItems(items []sparrow.FeedItem, floor sparrow.ID, limit int) ([]string, sparrow.ID) {
-	floor = max(floor, 0)
-	its := make([]sparrow.FeedItem, 0, len(items))
-	for _, it := range items {
-		if it.ID > floor {
-			its = append(its, it)
-		}
-	}
-	slices.SortFunc(its, func(a, b sparrow.FeedItem) int {
-		switch {
-		case a.ID > b.ID:
-			return -1
-		case a.ID < b.ID:
-			return 1
-		}
-		return 0
-	})
-	its = slices.CompactFunc(its, func(a, b sparrow.FeedItem) bool { return a.ID == b.ID })
-	if len(its) > limit {
-		floor = its[limit].ID
-		its = its[:limit]
-	}
+	its, floor := sparrow.KeepNewest(items, floor, limit)
 	members := make([]string, len(its))
 	for i, it := range its {
 		members[i] = encodeItem(it)

@@ -51,10 +51,10 @@ var _ sparrow.InboxStore = (*Inboxes)(nil)
 const usersPerScript = 256
 
 // Inboxes returns the home inboxes stored under prefix, keeping inboxCap
-// items each (zero or less: 800, as package inmem's default).
+// items each (zero or less: sparrow.DefaultInboxCap).
 func (c *Client) Inboxes(prefix string, inboxCap int) *Inboxes {
 	if inboxCap <= 0 {
-		inboxCap = 800
+		inboxCap = sparrow.DefaultInboxCap
 	}
 	return &Inboxes{rdb: c.rdb, prefix: prefix, cap: inboxCap}
 }

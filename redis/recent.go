@@ -32,10 +32,10 @@ type RecentLists struct {
 var _ sparrow.RecentLists = (*RecentLists)(nil)
 
 // RecentLists returns the hot authors' lists stored under prefix, keeping
-// recentCap items each (zero or less: 300, as package inmem's default).
+// recentCap items each (zero or less: sparrow.DefaultRecentCap).
 func (c *Client) RecentLists(prefix string, recentCap int) *RecentLists {
 	if recentCap <= 0 {
-		recentCap = 300
+		recentCap = sparrow.DefaultRecentCap
 	}
 	return &RecentLists{rdb: c.rdb, prefix: prefix, cap: recentCap}
 }

@@ -12,23 +12,23 @@ import (
 // Config holds the tunables of the services.
 type Config struct {
 	Domain        string        // this server's domain, for acct "user@domain"
-	MaxChars      int           // maximum status length in Unicode code points (default 500)
+	MaxChars      int           // maximum status length in Unicode code points (default sparrow.DefaultMaxChars)
 	BcryptCost    int           // password hashing cost (default bcrypt.DefaultCost)
 	LoginAttempts int           // failed logins allowed per window for one name from one address (default 5); see Auth.checkPassword
 	LoginWindow   time.Duration // the rate-limit window (default 5m)
 	TokenCacheTTL time.Duration // how long a resolved token is cached (default 1m)
 
 	FeedMode   string // hybrid (default), push or pull
-	InboxCap   int    // items kept per inbox (default 800)
-	RecentCap  int    // items kept per hot author's recent list (default 300)
-	ActiveDays int    // users seen within this many days get pushes (default 7)
+	InboxCap   int    // items kept per inbox (default sparrow.DefaultInboxCap)
+	RecentCap  int    // items kept per hot author's recent list (default sparrow.DefaultRecentCap)
+	ActiveDays int    // users seen within this many days get pushes (default sparrow.DefaultActiveDays)
 
-	CommentPageSize int // statuses per fixed comment page (default 20)
+	CommentPageSize int // statuses per fixed comment page (default sparrow.DefaultCommentPageSize)
 }
 
 func (c Config) withDefaults() Config {
 	if c.MaxChars <= 0 {
-		c.MaxChars = 500
+		c.MaxChars = sparrow.DefaultMaxChars
 	}
 	if c.BcryptCost == 0 {
 		c.BcryptCost = bcrypt.DefaultCost
@@ -46,16 +46,16 @@ func (c Config) withDefaults() Config {
 		c.FeedMode = ModeHybrid
 	}
 	if c.InboxCap <= 0 {
-		c.InboxCap = 800
+		c.InboxCap = sparrow.DefaultInboxCap
 	}
 	if c.RecentCap <= 0 {
-		c.RecentCap = 300
+		c.RecentCap = sparrow.DefaultRecentCap
 	}
 	if c.ActiveDays <= 0 {
-		c.ActiveDays = 7
+		c.ActiveDays = sparrow.DefaultActiveDays
 	}
 	if c.CommentPageSize <= 0 {
-		c.CommentPageSize = 20
+		c.CommentPageSize = sparrow.DefaultCommentPageSize
 	}
 	return c
 }

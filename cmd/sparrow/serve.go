@@ -9,10 +9,10 @@ import (
 	"os/signal"
 	"regexp"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"sparrow"
 	"sparrow/app"
 )
 
@@ -31,15 +31,15 @@ func addServerFlags(cmd *cobra.Command, c *app.Config) {
 	f.StringVar(&c.Domain, "domain", "", "domain of this instance (default: --addr)")
 	f.StringVar(&c.BaseURL, "base-url", "", "external base URL (default: http://ADDR)")
 	f.StringVar(&c.Title, "title", "Sparrow", "instance title")
-	f.IntVar(&c.MaxChars, "max-chars", 500, "maximum status length in Unicode code points")
+	f.IntVar(&c.MaxChars, "max-chars", sparrow.DefaultMaxChars, "maximum status length in Unicode code points")
 	f.IntVar(&c.BcryptCost, "bcrypt-cost", 10, "bcrypt cost of password hashes")
-	f.IntVar(&c.HotThreshold, "hot-threshold", 10000, "followers at which an account turns hot (ordinary again below 90%)")
+	f.IntVar(&c.HotThreshold, "hot-threshold", sparrow.DefaultHotThreshold, "followers at which an account turns hot (ordinary again below 90%)")
 	f.StringVar(&c.FeedMode, "feed-mode", "hybrid", "home feed: hybrid (push ordinary authors, pull hot ones), push or pull")
-	f.IntVar(&c.InboxCap, "inbox-cap", 800, "status ids kept per home inbox (older pages come from the profile feeds)")
-	f.IntVar(&c.RecentCap, "recent-cap", 300, "status ids kept per hot author's recent list")
-	f.IntVar(&c.ActiveDays, "active-days", 7, "users seen within this many days get pushes; others are rebuilt by pull on return")
-	f.DurationVar(&c.SweepInterval, "sweep-interval", time.Minute, "how often the sweeper drops inactive inboxes and cools former hot authors")
-	f.IntVar(&c.CommentPageSize, "comment-page-size", 20, "statuses per fixed comment page (the page index of docs/seeds.md#seed-001)")
+	f.IntVar(&c.InboxCap, "inbox-cap", sparrow.DefaultInboxCap, "status ids kept per home inbox (older pages come from the profile feeds)")
+	f.IntVar(&c.RecentCap, "recent-cap", sparrow.DefaultRecentCap, "status ids kept per hot author's recent list")
+	f.IntVar(&c.ActiveDays, "active-days", sparrow.DefaultActiveDays, "users seen within this many days get pushes; others are rebuilt by pull on return")
+	f.DurationVar(&c.SweepInterval, "sweep-interval", sparrow.DefaultSweepInterval, "how often the sweeper drops inactive inboxes and cools former hot authors")
+	f.IntVar(&c.CommentPageSize, "comment-page-size", sparrow.DefaultCommentPageSize, "statuses per fixed comment page (the page index of docs/seeds.md#seed-001)")
 	f.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 }
 
