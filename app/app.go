@@ -190,38 +190,6 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 	return a, nil
 }
 
-// subscribe starts the bus consumers. Durable consumers are shared by every
-// process (each event is handled once); the cache-invalidation consumer is per
-// node when caches are per process, and shared with a shared Redis (the
-// writer invalidates at once, best effort; the consumer retries until the
-// cache answers).
-func (a *App) subscribe(ctx context.Context) error {
-	c := a.Services.Consumers
-	subs := []struct {
-		name  string
-		types []sparrow.EventType
-		h     sparrow.Handler
-	}{
-		{"follower-sync", []sparrow.EventType{sparrow.EvEdges}, c.FollowerSync},
-		{"account-index", []sparrow.EventType{sparrow.EvAccountCreated, sparrow.EvAccountUpdated}, c.AccountIndex},
-		{"follow-requests", []sparrow.EventType{sparrow.EvAccountUpdated}, c.FollowRequestsOnUnlock},
-		{"feed-fanout", []sparrow.EventType{sparrow.EvStatusCreated, sparrow.EvStatusDeleted, sparrow.EvEdges}, a.Services.Feed.HandleFeedEvent},
-		{"references", []sparrow.EventType{sparrow.EvStatusCreated, sparrow.EvStatusDeleted}, a.Services.Interactions.HandleReferences},
-	}
-	subs = append(subs, feedConsumers(a.Services.Notifications, a.Services.KeyedFeeds)...)
-	relcache := "relcache"
-	if a.Config.RedisURL == "" {
-		relcache = fmt.Sprintf("relcache-node%d", a.Config.Node)
-	}
-	subs = append(subs, feedSubscription{relcache, []sparrow.EventType{sparrow.EvEdges}, c.CacheInvalidation})
-	for _, s := range subs {
-		if err := a.Bus.Subscribe(ctx, s.name, s.types, s.h); err != nil {
-			return fmt.Errorf("subscribe %s: %w", s.name, err)
-		}
-	}
-	return nil
-}
-
 // Cache returns the cache tier's byte cache (Redis or in-process): derived
 // data only, which tests overwrite to show that nothing relies on it.
 func (a *App) Cache() sparrow.KV { return a.cache }
