@@ -23,18 +23,19 @@ import (
 // streams never end by themselves, so they must be ended for Shutdown to
 // finish (and WebSockets, hijacked, are not even waited for).
 
-// streamNotifications returns store decorated with announcements on the bus
-// (stream.Announcer): after AddNotifications succeeds, each notification's id
-// is published on core NATS for the hub of whichever process the recipient
-// is connected to. Reads pass through unchanged.
+// streamNotifications returns store decorated with announcements on the
+// bus's live feed (stream.Announcer, sparrow.LiveFeed): after
+// AddNotifications succeeds, each notification is announced to the hub of
+// whichever process the recipient is connected to. Reads pass through
+// unchanged.
 func (a *App) streamNotifications(store sparrow.NotificationStore) sparrow.NotificationStore {
 	return stream.NewAnnouncer(store, a.Bus, a.Logger)
 }
 
 // openStreams builds this process's streaming hub over the services (the
 // timelines' routing policy, service.StreamFilter, and the notification
-// service), starts feeding it from the bus (an ordered consumer named after
-// the node, and the notification announcements; see stream.Hub.Listen), and
+// service), starts feeding it from the bus's live feed (named after the
+// node; see nats.Bus.Listen), and
 // registers the gauge sparrow_stream_connections. The caller closes the hub.
 func (a *App) openStreams(ctx context.Context) (*stream.Hub, error) {
 	hub := stream.NewHub(stream.Options{

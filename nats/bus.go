@@ -147,13 +147,15 @@ func (b *Bus) Stream() string { return b.cfg.Stream }
 // Subject returns the subject on which events of type t are published.
 func (b *Bus) Subject(t sparrow.EventType) string { return b.prefix + "." + string(t) }
 
-// Conn returns the underlying connection, for diagnostics and tests. Closing
-// it breaks the Bus.
-func (b *Bus) Conn() *natsgo.Conn { return b.nc }
-
-// JetStream returns the JetStream context the Bus uses, for diagnostics and
-// tests (stream and consumer info).
-func (b *Bus) JetStream() jetstream.JetStream { return b.js }
+// StoredEvents returns how many events the stream holds (duplicates
+// excluded), for diagnostics and tests.
+func (b *Bus) StoredEvents(ctx context.Context) (uint64, error) {
+	s, err := b.js.Stream(ctx, b.cfg.Stream)
+	if err != nil {
+		return 0, sparrow.WrapError(sparrow.EUnavailable, err, "nats: stream %s", b.cfg.Stream)
+	}
+	return s.CachedInfo().State.Msgs, nil
+}
 
 // Ping checks that the server answers and that the stream exists. It returns
 // an EUnavailable error otherwise.

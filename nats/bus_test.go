@@ -137,7 +137,7 @@ func TestSubscribeFiltersTypes(t *testing.T) {
 		// One type is filtered by the server, several by the client.
 		ctx := context.Background()
 		for name, want := range map[string]string{"one-type": b.Subject(sparrow.EvStatusCreated), "two-types": b.Subject("") + ">"} {
-			c, err := b.JetStream().Consumer(ctx, b.Stream(), name)
+			c, err := nats.JetStreamOf(b).Consumer(ctx, b.Stream(), name)
 			if err != nil {
 				t.Fatalf("consumer %s: %v", name, err)
 			}
@@ -273,7 +273,7 @@ func TestMalformedEventsBecomeDeadLetters(t *testing.T) {
 		defer cancel()
 		var dead jetstream.Stream
 		for {
-			st, err := b.JetStream().Stream(ctx, b.DeadStream())
+			st, err := nats.JetStreamOf(b).Stream(ctx, b.DeadStream())
 			if err == nil && st.CachedInfo().State.Msgs > 0 {
 				dead = st
 				break

@@ -269,7 +269,7 @@ func streamMsgs(t *testing.T, b *nats.Bus) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := b.JetStream().Stream(ctx, b.Stream())
+	s, err := nats.JetStreamOf(b).Stream(ctx, b.Stream())
 	if err != nil {
 		t.Fatalf("stream info: %v", err)
 	}

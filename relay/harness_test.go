@@ -82,11 +82,11 @@ func (e *env) run(ctx context.Context, cancel context.CancelFunc, r *relay.Relay
 // bus kept, duplicates excluded.
 func (e *env) streamMsgs() uint64 {
 	e.t.Helper()
-	s, err := e.bus.JetStream().Stream(context.Background(), e.bus.Stream())
+	n, err := e.bus.StoredEvents(context.Background())
 	if err != nil {
 		e.t.Fatalf("stream info: %v", err)
 	}
-	return s.CachedInfo().State.Msgs
+	return n
 }
 
 // exactlyOnce checks that the consumer got every event of want, once, and
