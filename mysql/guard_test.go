@@ -36,10 +36,10 @@ func behindProxy(t *testing.T) (*sqlstore.Store, *sqlstore.DB, *faultproxy.Proxy
 }
 
 // read reads an absent account and returns the error and how long it took.
-func read(s *sqlstore.Store) (error, time.Duration) {
+func read(s *sqlstore.Store) (time.Duration, error) {
 	start := time.Now()
 	_, err := s.Account(context.Background(), sparrow.ID(12345))
-	return err, time.Since(start)
+	return time.Since(start), err
 }
 
 // TestHangingStoreTripsItsBreaker: a store that stops answering fails the
@@ -51,7 +51,7 @@ func TestHangingStoreTripsItsBreaker(t *testing.T) {
 	for _, fault := range []string{"hang", "down"} {
 		t.Run(fault, func(t *testing.T) {
 			s, db, p := behindProxy(t)
-			if err, _ := read(s); !sparrow.IsKind(err, sparrow.ENotFound) {
+			if _, err := read(s); !sparrow.IsKind(err, sparrow.ENotFound) {
 				t.Fatalf("healthy store: %v", err)
 			}
 			if fault == "hang" {
@@ -60,7 +60,7 @@ func TestHangingStoreTripsItsBreaker(t *testing.T) {
 				p.Down()
 			}
 			for i := 0; i < breaker.Trip; i++ {
-				err, took := read(s)
+				took, err := read(s)
 				if !sparrow.IsKind(err, sparrow.EUnavailable) || took > 3*time.Second {
 					t.Fatalf("failure %d: %v after %v, want EUnavailable within the I/O timeout", i, err, took)
 				}
@@ -68,7 +68,7 @@ func TestHangingStoreTripsItsBreaker(t *testing.T) {
 			if db.Guard.Up() != 0 {
 				t.Fatalf("circuit state %v after %d failures, want open", db.Guard.Up(), breaker.Trip)
 			}
-			err, took := read(s)
+			took, err := read(s)
 			if !sparrow.IsKind(err, sparrow.EUnavailable) || took > 50*time.Millisecond || sparrow.RetryAfter(err) <= 0 {
 				t.Fatalf("open circuit: %v after %v (retry %v), want EUnavailable at once with a retry hint", err, took, sparrow.RetryAfter(err))
 			}
@@ -78,7 +78,7 @@ func TestHangingStoreTripsItsBreaker(t *testing.T) {
 			p.Up()
 			deadline := time.Now().Add(breaker.OpenFor + 5*time.Second)
 			for {
-				err, _ := read(s)
+				_, err := read(s)
 				if sparrow.IsKind(err, sparrow.ENotFound) {
 					break
 				}

@@ -227,3 +227,38 @@ func DropDatabase(ctx context.Context, dsn string) error {
 	_, err = db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+strings.ReplaceAll(name, "`", "``")+"`")
 	return err
 }
+
+// Databases lists the databases of the server that serverURL names
+// ("mysql://user:pass@host:port/"; a database in it is ignored), for the
+// test tools.
+func Databases(ctx context.Context, serverURL string) ([]string, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return nil, sparrow.Errorf(sparrow.EInvalid, "mysql URL: %v", err)
+	}
+	u.Path = "/information_schema"
+	c, err := Config(u.String())
+	if err != nil {
+		return nil, err
+	}
+	conn, err := gomysql.NewConnector(c)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SHOW DATABASES")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

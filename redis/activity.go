@@ -98,8 +98,8 @@ func (a *Activity) SeenBefore(ctx context.Context, t time.Time, limit int) ([]sp
 	if limit <= 0 {
 		return nil, nil
 	}
-	members, err := a.rdb.ZRangeByScore(ctx, a.key, &goredis.ZRangeBy{
-		Min: "-inf", Max: "(" + strconv.FormatInt(t.Unix(), 10), Count: int64(limit),
+	members, err := a.rdb.ZRangeArgs(ctx, goredis.ZRangeArgs{
+		Key: a.key, ByScore: true, Start: "-inf", Stop: "(" + strconv.FormatInt(t.Unix(), 10), Count: int64(limit),
 	}).Result()
 	if err != nil {
 		return nil, wrap(err, "seen before %v", t)

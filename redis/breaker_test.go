@@ -30,30 +30,30 @@ func TestDownRedisFailsFast(t *testing.T) {
 	}
 	defer c.Close()
 	kv := c.KV("sparrowtest:breaker:")
-	get := func() (error, time.Duration) {
+	get := func() (time.Duration, error) {
 		start := time.Now()
 		_, _, err := kv.Get(context.Background(), "absent")
-		return err, time.Since(start)
+		return time.Since(start), err
 	}
-	if err, _ := get(); err != nil {
+	if _, err := get(); err != nil {
 		t.Fatalf("healthy Redis: %v", err)
 	}
 	p.Down()
 	for i := 0; i < breaker.Trip; i++ {
-		if err, _ := get(); !sparrow.IsKind(err, sparrow.EUnavailable) {
+		if _, err := get(); !sparrow.IsKind(err, sparrow.EUnavailable) {
 			t.Fatalf("failure %d: %v, want EUnavailable", i, err)
 		}
 	}
 	if c.Up() != 0 {
 		t.Fatalf("circuit state %v after %d failures, want open", c.Up(), breaker.Trip)
 	}
-	if err, took := get(); !sparrow.IsKind(err, sparrow.EUnavailable) || took > 20*time.Millisecond || sparrow.RetryAfter(err) <= 0 {
+	if took, err := get(); !sparrow.IsKind(err, sparrow.EUnavailable) || took > 20*time.Millisecond || sparrow.RetryAfter(err) <= 0 {
 		t.Fatalf("open circuit: %v after %v, want EUnavailable at once with a retry hint", err, took)
 	}
 	p.Up()
 	deadline := time.Now().Add(breaker.OpenFor + 5*time.Second)
 	for {
-		err, _ := get()
+		_, err := get()
 		if err == nil {
 			break
 		}

@@ -10,11 +10,15 @@
 #     left alone: it is someone else's.
 #  2. Exports SPARROW_TEST_MYSQL, SPARROW_TEST_REDIS and SPARROW_TEST_NATS
 #     (defaults below) unless already set.
-#  3. Runs go vet ./... and go test -count=1 -timeout 14m [flags] ./...
+#  3. Runs go vet ./... and staticcheck (installed with go install at a
+#     pinned version), then go test -count=1 -timeout 14m [flags] ./...
 #     Extra arguments are go test flags, e.g. -run TestKV -v.
 #  4. Runs each go test -fuzz target for SPARROW_FUZZTIME (default 10s; 0
 #     skips them, as do extra arguments): the parameter parser, ids and
 #     cursors, status text and its HTML.
+#  5. Fails if the run left anything on the shared services (Redis keys
+#     under a test prefix, test databases, test streams): see
+#     internal/testenv/leftovers, whose -delete flag removes them.
 #
 # Idempotent; when the services already run it only probes their ports.
 # Root is needed only to install or start a service (sudo is used if not root).
@@ -199,6 +203,18 @@ log "SPARROW_REQUIRE_SERVICES=${SPARROW_REQUIRE_SERVICES:-} (1: unreachable serv
 log "go vet ./..."
 go vet ./...
 
+# Lint at a pinned version: staticcheck. go install builds it once; later
+# runs find it in GOBIN.
+readonly STATICCHECK_VERSION=v0.8.2
+GOBIN_DIR="$(go env GOBIN)"
+GOBIN_DIR="${GOBIN_DIR:-$(go env GOPATH)/bin}"
+if ! "$GOBIN_DIR/staticcheck" -version 2>/dev/null | grep -q "(${STATICCHECK_VERSION#v})"; then
+	log "go install honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+log "staticcheck ./..."
+"$GOBIN_DIR/staticcheck" ./...
+
 log "go test -count=1 -timeout 14m $* ./..."
 go test -count=1 -timeout 14m "$@" ./...
 
@@ -212,3 +228,8 @@ if [ "$#" -eq 0 ] && [ "$FUZZTIME" != "0" ]; then
 		go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "$pkg"
 	done
 fi
+
+# The suite leaves nothing behind on the shared services: no Redis keys
+# under a test prefix, no test databases, no test streams.
+log "go run ./internal/testenv/leftovers"
+go run ./internal/testenv/leftovers

@@ -138,7 +138,8 @@ func (c *guardedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (tx dr
 		if b, ok := c.c.(driver.ConnBeginTx); ok {
 			tx, err = b.BeginTx(ctx, opts)
 		} else {
-			tx, err = c.c.Begin() //nolint:staticcheck // database/sql's own fallback for drivers without BeginTx
+			//lint:ignore SA1019 database/sql's own fallback for drivers without BeginTx
+			tx, err = c.c.Begin()
 		}
 		return err
 	})
@@ -223,7 +224,8 @@ func (s *guardedStmt) NumInput() int { return s.s.NumInput() }
 
 func (s *guardedStmt) Exec(args []driver.Value) (res driver.Result, err error) {
 	err = s.g.do(func() error {
-		res, err = s.s.Exec(args) //nolint:staticcheck // database/sql's own fallback for drivers without StmtExecContext
+		//lint:ignore SA1019 database/sql's own fallback for drivers without StmtExecContext
+		res, err = s.s.Exec(args)
 		return err
 	})
 	return res, err
@@ -231,7 +233,8 @@ func (s *guardedStmt) Exec(args []driver.Value) (res driver.Result, err error) {
 
 func (s *guardedStmt) Query(args []driver.Value) (rows driver.Rows, err error) {
 	err = s.g.do(func() error {
-		rows, err = s.s.Query(args) //nolint:staticcheck // as Exec
+		//lint:ignore SA1019 database/sql's own fallback for drivers without StmtQueryContext
+		rows, err = s.s.Query(args)
 		return err
 	})
 	return rows, err
