@@ -1,6 +1,7 @@
 package sparrow
 
 import (
+	"context"
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
@@ -122,3 +123,16 @@ func (g *IDGen) Next(gene int) ID {
 // NextBalanced returns a new id whose gene is chosen round-robin, so that new
 // owners (accounts) spread evenly across the logical shards.
 func (g *IDGen) NextBalanced() ID { return g.Next(int(g.next.Add(1))) }
+
+// Sleep waits for d, or until ctx ends, and reports whether ctx is still
+// live: the pause of every retry loop, which must end with its context.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -23,17 +23,7 @@ func decode(t *testing.T, body []byte, out any) {
 // rawWithHeader posts a form with one extra header.
 func (s *server) rawWithHeader(method, path, token, header, value string, form url.Values) (int, []byte) {
 	s.t.Helper()
-	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set(header, value)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return s.rawHeader(method, path, token, "application/x-www-form-urlencoded", form.Encode(), header, value)
 }
 
 // rawHeader sends a request with one extra header and returns the status

@@ -235,7 +235,7 @@ func (c *consumer) run(ctx context.Context) {
 			return
 		}
 		c.log.Warn("nats: consumer interrupted", "err", err, "retry_in", retry)
-		if !sleep(ctx, retry) {
+		if !sparrow.Sleep(ctx, retry) {
 			return
 		}
 		retry = min(2*retry, maxRetry)
@@ -359,18 +359,6 @@ func keepAlive(m jetstream.Msg, every time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
-}
-
-// sleep waits for d or the end of ctx, and reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // typesOf is the list of types of a consumer, for logs.

@@ -124,7 +124,7 @@ func (db *DB) txEvents(ctx context.Context, fn func(*sql.Tx) ([]sparrow.Event, e
 			}
 			return nil
 		}
-		if db.Dialect.IsRetryable == nil || !db.Dialect.IsRetryable(err) || !sleep(ctx, time.Duration(attempt*attempt)*time.Millisecond*time.Duration(1+rand.IntN(5))) {
+		if db.Dialect.IsRetryable == nil || !db.Dialect.IsRetryable(err) || !sparrow.Sleep(ctx, time.Duration(attempt*attempt)*time.Millisecond*time.Duration(1+rand.IntN(5))) {
 			break
 		}
 	}
@@ -180,18 +180,6 @@ func (db *DB) translate(err error, op string) error {
 		return sparrow.WrapError(sparrow.EConflict, err, "Already exists")
 	}
 	return sparrow.WrapError(sparrow.EInternal, fmt.Errorf("%s %s: %w", db.Name, op, err), "storage error")
-}
-
-// sleep waits for d, or until ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 func boolInt(b bool) int {
