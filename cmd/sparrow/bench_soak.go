@@ -90,16 +90,7 @@ set, no child process).`,
 	}
 	f := cmd.Flags()
 	s := &o.suite
-	f.StringVar(&s.preset, "preset", "small", "data set: small, medium, large")
-	f.IntVar(&s.data.Users, "users", 0, "ordinary accounts (default: the preset's)")
-	f.Float64Var(&s.data.MeanFollowing, "mean-following", 0, "mean followings per user")
-	f.Float64Var(&s.data.Zipf, "zipf", 0, "popularity exponent of the follower distribution")
-	f.IntVar(&s.data.MaxFollowers, "max-followers", 0, "cap on any account's followers")
-	f.IntVar(&s.data.StatusesPerUser, "statuses-per-user", 0, "statuses per user, spread over --days")
-	f.Float64Var(&s.data.Days, "days", 0, "statuses span the last this many days")
-	f.Int64Var(&s.data.HotAt, "hot-threshold", 0, "followers at which an account is hot (loaded flags and the server)")
-	f.IntVar(&s.data.ActiveUsers, "active-users", 0, "ordinary users driven and active (0: the preset's; ≥ users: all)")
-	f.Uint64Var(&s.data.Seed, "seed", 0, "random seed of the data set")
+	addDatasetFlags(f, s)
 	f.StringVar(&o.backend, "backend", "embedded", "backend: embedded, or mariadb (MariaDB + Redis + NATS, a fresh database pair, prefix and stream, removed afterwards)")
 	f.StringVar(&o.feedMode, "feed-mode", "hybrid", "the server's feed mode: hybrid, push or pull")
 	f.StringArrayVar(&o.serverFlags, "server-flag", nil, "extra flag of the server process, e.g. --server-flag=--inbox-cap=400 (repeatable)")
@@ -112,14 +103,9 @@ set, no child process).`,
 	f.DurationVar(&o.load.Warmup, "warmup", soakDefaultWarmup, "start of the open loop left out of the steady-state summary (default: 2m, or a fifth of --duration if shorter)")
 	f.DurationVar(&o.load.Cooldown, "cooldown", 0, "keep sampling the idle server this long after the open loop")
 	f.StringVar(&s.out, "out", soakDefaultOutputDir, "directory for soak.json, soak.md, soak.svg and server.log")
-	f.StringVar(&s.dataDir, "data", "", "where the embedded stores go (default: a temporary directory)")
 	f.BoolVar(&s.keep, "keep", false, "keep the stores (embedded files, MariaDB databases) and write accounts.csv")
 	f.BoolVar(&s.quiet, "quiet", false, "no progress bars, phase log or sample lines")
-	f.StringVar(&s.mysqlURL, "mysql-url", "mysql://root@127.0.0.1:3306/", "MariaDB server of the mariadb backend")
-	f.StringVar(&s.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the mariadb backend")
-	f.StringVar(&s.natsURL, "nats-url", "nats://127.0.0.1:4222", "NATS of the mariadb backend")
-	f.StringVar(&s.target, "target", "", "drive this running Mastodon-API server instead (needs --accounts)")
-	f.StringVar(&s.accounts, "accounts", "", "with --target: accounts file, lines id,token[,followers,following[,role]]")
+	addServiceFlags(f, s)
 	return cmd
 }
 

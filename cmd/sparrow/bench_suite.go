@@ -101,16 +101,7 @@ large (1M users, 100M follows, 10M statuses). Dataset flags override them.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.preset, "preset", "small", "data set and durations: small, medium, large")
-	f.IntVar(&o.data.Users, "users", 0, "ordinary accounts (default: the preset's)")
-	f.Float64Var(&o.data.MeanFollowing, "mean-following", 0, "mean followings per user")
-	f.Float64Var(&o.data.Zipf, "zipf", 0, "popularity exponent of the follower distribution")
-	f.IntVar(&o.data.MaxFollowers, "max-followers", 0, "cap on any account's followers")
-	f.IntVar(&o.data.StatusesPerUser, "statuses-per-user", 0, "statuses per user, spread over --days")
-	f.Float64Var(&o.data.Days, "days", 0, "statuses span the last this many days")
-	f.Int64Var(&o.data.HotAt, "hot-threshold", 0, "followers at which an account is hot (loaded flags and servers)")
-	f.IntVar(&o.data.ActiveUsers, "active-users", 0, "ordinary users driven and active (0: the preset's; ≥ users: all)")
-	f.Uint64Var(&o.data.Seed, "seed", 0, "random seed of the data set")
+	addDatasetFlags(f, &o)
 	f.StringSliceVar(&o.backends, "backend", nil, "backends: embedded, mariadb (MariaDB + Redis + NATS); default: the preset's")
 	f.StringSliceVar(&o.modes, "modes", []string{"hybrid", "push", "pull"}, "feed modes to compare")
 	f.IntVar(&o.run.Clients, "clients", 16, "closed-loop workers")
@@ -121,18 +112,40 @@ large (1M users, 100M follows, 10M statuses). Dataset flags override them.`,
 	f.IntVar(&o.run.ProbeClients, "probe-clients", 2, "workers per followings bucket")
 	f.IntVar(&o.run.PostsPerBucket, "posts-per-bucket", 0, "publish probes per followers bucket, per mode")
 	f.StringVar(&o.out, "out", "bench-out", "directory for report.md, report.json, the SVGs and accounts.csv")
-	f.StringVar(&o.dataDir, "data", "", "where the embedded stores go (default: a temporary directory)")
 	f.BoolVar(&o.keep, "keep", false, "keep the stores (embedded files, MariaDB databases) after the run")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or phase log")
 	f.StringVar(&o.profileDir, "profile-dir", "", "write CPU profiles of each (backend, mode) run into this directory: cpu-BACKEND-MODE-activation.pprof (the activation), cpu-BACKEND-MODE.pprof (the measures after it); server and driver share the process")
+	addServiceFlags(f, &o)
+	f.StringVar(&o.label, "label", "target", "with --target: backend label in the report")
+	f.StringVar(&o.modeLabel, "mode-label", "unknown", "with --target: feed mode label in the report")
+	return cmd
+}
+
+// addDatasetFlags declares the data-set flags shared by `bench run` and
+// `bench soak`.
+func addDatasetFlags(f *pflag.FlagSet, o *suiteOptions) {
+	f.StringVar(&o.preset, "preset", "small", "data set (and, for bench run, durations): small, medium, large")
+	f.IntVar(&o.data.Users, "users", 0, "ordinary accounts (default: the preset's)")
+	f.Float64Var(&o.data.MeanFollowing, "mean-following", 0, "mean followings per user")
+	f.Float64Var(&o.data.Zipf, "zipf", 0, "popularity exponent of the follower distribution")
+	f.IntVar(&o.data.MaxFollowers, "max-followers", 0, "cap on any account's followers")
+	f.IntVar(&o.data.StatusesPerUser, "statuses-per-user", 0, "statuses per user, spread over --days")
+	f.Float64Var(&o.data.Days, "days", 0, "statuses span the last this many days")
+	f.Int64Var(&o.data.HotAt, "hot-threshold", 0, "followers at which an account is hot (loaded flags and servers)")
+	f.IntVar(&o.data.ActiveUsers, "active-users", 0, "ordinary users driven and active (0: the preset's; ≥ users: all)")
+	f.Uint64Var(&o.data.Seed, "seed", 0, "random seed of the data set")
+}
+
+// addServiceFlags declares where the stores and services come from, shared
+// by `bench run` and `bench soak`: --data, the services of the mariadb
+// backend, and --target with --accounts.
+func addServiceFlags(f *pflag.FlagSet, o *suiteOptions) {
+	f.StringVar(&o.dataDir, "data", "", "where the embedded stores go (default: a temporary directory)")
 	f.StringVar(&o.mysqlURL, "mysql-url", "mysql://root@127.0.0.1:3306/", "MariaDB server of the mariadb backend")
 	f.StringVar(&o.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the mariadb backend")
 	f.StringVar(&o.natsURL, "nats-url", "nats://127.0.0.1:4222", "NATS of the mariadb backend")
 	f.StringVar(&o.target, "target", "", "drive this running Mastodon-API server instead (needs --accounts)")
 	f.StringVar(&o.accounts, "accounts", "", "with --target: accounts file, lines id,token[,followers,following[,role]]")
-	f.StringVar(&o.label, "label", "target", "with --target: backend label in the report")
-	f.StringVar(&o.modeLabel, "mode-label", "unknown", "with --target: feed mode label in the report")
-	return cmd
 }
 
 // applyPreset fills every setting not given on the command line from the preset.
