@@ -64,26 +64,8 @@ func (f *LiveFeed) Listen(ctx context.Context, _ string, onStatus func(sparrow.E
 	f.listeners[l] = struct{}{}
 	f.mu.Unlock()
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case e := <-l.status:
-				onStatus(e)
-			}
-		}
-	})
-	wg.Go(func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case n := <-l.notes:
-				onNotification(n[0], n[1])
-			}
-		}
-	})
+	wg.Go(func() { pump(ctx, l.status, onStatus) })
+	wg.Go(func() { pump(ctx, l.notes, func(n [2]sparrow.ID) { onNotification(n[0], n[1]) }) })
 	done := make(chan struct{})
 	go func() {
 		wg.Wait()
@@ -93,4 +75,16 @@ func (f *LiveFeed) Listen(ctx context.Context, _ string, onStatus func(sparrow.E
 		close(done)
 	}()
 	return done, nil
+}
+
+// pump hands what arrives on ch to fn, one at a time, until ctx ends.
+func pump[T any](ctx context.Context, ch <-chan T, fn func(T)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case v := <-ch:
+			fn(v)
+		}
+	}
 }
