@@ -22,10 +22,11 @@ type KeyedFeedStore interface {
 type TimelineService interface {
 	// Home is v's home feed (hybrid push/pull, see the feed service).
 	Home(ctx context.Context, v Viewer, p Page) ([]*StatusView, error)
-	// Tag is the public statuses with a hashtag (case-insensitive).
-	Tag(ctx context.Context, v Viewer, tag string, p Page) ([]*StatusView, error)
-	// Public is the local public timeline.
-	Public(ctx context.Context, v Viewer, p Page) ([]*StatusView, error)
-	// Object is the statuses posted about an object ("book", "isbn-9787111").
-	Object(ctx context.Context, v Viewer, objType, key string, p Page) ([]*StatusView, error)
+	// Keyed is a page of the keyed feed named feed (tag, object, public, and
+	// any other registered kind) under key: the public statuses with a
+	// hashtag ("tag", key the tag, case-insensitive), the statuses posted
+	// about an object ("object", key "type:key"), the local public timeline
+	// ("public", key ""). An unknown feed or a key it cannot have is
+	// ENotFound.
+	Keyed(ctx context.Context, v Viewer, feed, key string, p Page) ([]*StatusView, error)
 }

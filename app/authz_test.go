@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/mattn/go-mastodon"
+
+	"sparrow"
+	"sparrow/service"
 )
 
 // The authorization matrix: every read surface × every visibility × every
@@ -484,12 +487,45 @@ func (m *matrix) feeds(r relation) {
 			m.check("object", r, what, (st.vis == "public" || st.vis == "unlisted") && !hides(r), obj[st.id], bus(st))
 		}
 	}
+	m.keyedFeeds(r, bus)
 	if signedIn {
 		// The third account's reblog of the author's public status, in the
 		// home of everyone who follows the third account; and the favourite
 		// every viewer made before the change.
 		m.check("home (reblog)", r, "the third account's reblog", canSee(r, "public") && !hides(r), home[m.reblog], false)
 		m.check("favourites", r, "the favourited public status", canSee(r, "public"), favs[m.fav], false)
+	}
+}
+
+// keyedFeeds reads every registered keyed feed (GET /api/v1/x/feeds/{feed})
+// under every key the routing rules give the matrix's statuses, so that a
+// feed kind added later is in the matrix without a change here: a status is
+// listed exactly when the rules route it there and r may see it.
+func (m *matrix) keyedFeeds(r relation, bus func(mstatus) bool) {
+	routed := map[string]map[mastodon.ID]bool{} // feed?key=… → statuses routed there
+	for _, st := range m.statuses {
+		s := &sparrow.Status{Visibility: sparrow.Visibility(st.vis)}
+		if !st.reply {
+			s.Tags, s.Object = []string{m.tag}, m.obj
+		}
+		for feed, keys := range service.KeyedFeedKeys(s) {
+			for _, key := range keys {
+				path := "/api/v1/x/feeds/" + feed + "?limit=40&key=" + url.QueryEscape(key)
+				if routed[path] == nil {
+					routed[path] = map[mastodon.ID]bool{}
+				}
+				routed[path][st.id] = true
+			}
+		}
+	}
+	if len(routed) < 3 {
+		m.t.Fatalf("the statuses reach %d keyed feeds, want at least tag, object and public", len(routed))
+	}
+	for path, in := range routed {
+		got := m.ids(r, path)
+		for _, st := range m.statuses {
+			m.check(path, r, st.String(), in[st.id] && canSee(r, st.vis) && !hides(r), got[st.id], bus(st))
+		}
 	}
 }
 

@@ -115,6 +115,7 @@ func (s *Server) routes(m *metrics) []route {
 		{"GET /api/v1/timelines/public", public(scopeReadStatuses), s.publicTimeline},
 		{"GET /api/v1/timelines/tag/{hashtag}", public(scopeReadStatuses), s.tagTimeline},
 		{"GET /api/v1/x/objects/{type}/{key}/statuses", public(scopeReadStatuses), s.objectStatuses},
+		{"GET /api/v1/x/feeds/{feed}", public(scopeReadStatuses), s.keyedFeed},
 
 		// Notifications (notifications.go).
 		{"GET /api/v1/notifications", user(scopeReadNotifications), s.listNotifications},

@@ -54,7 +54,7 @@ func (s *Server) publicTimeline(w http.ResponseWriter, r *http.Request, p *param
 		if remoteOrMedia(p) {
 			return nil, nil
 		}
-		return tl.Public(r.Context(), v, page)
+		return tl.Keyed(r.Context(), v, "public", "", page)
 	})
 }
 
@@ -73,7 +73,7 @@ func (s *Server) tagTimeline(w http.ResponseWriter, r *http.Request, p *params) 
 		if remoteOrMedia(p) {
 			return nil, nil
 		}
-		return tl.Tag(r.Context(), v, r.PathValue("hashtag"), page)
+		return tl.Keyed(r.Context(), v, "tag", r.PathValue("hashtag"), page)
 	})
 }
 
@@ -85,6 +85,17 @@ func (s *Server) tagTimeline(w http.ResponseWriter, r *http.Request, p *params) 
 // %2F); anything else is 404. It pages like the other timelines.
 func (s *Server) objectStatuses(w http.ResponseWriter, r *http.Request, p *params) error {
 	return s.timelinePage(w, r, p, func(tl sparrow.TimelineService, v sparrow.Viewer, page sparrow.Page) ([]*sparrow.StatusView, error) {
-		return tl.Object(r.Context(), v, r.PathValue("type"), r.PathValue("key"), page)
+		return tl.Keyed(r.Context(), v, "object", r.PathValue("type")+":"+r.PathValue("key"), page)
+	})
+}
+
+// keyedFeed answers a page of any registered keyed feed
+// (GET /api/v1/x/feeds/{feed}?key=…), Sparrow's extension: "tag" (key the
+// hashtag), "object" (key "type:key"), "public" (no key), and any kind added
+// since (docs/architecture.md, "Adding a new feed type"). An unknown feed or
+// a key it cannot have is 404. It pages like the other timelines.
+func (s *Server) keyedFeed(w http.ResponseWriter, r *http.Request, p *params) error {
+	return s.timelinePage(w, r, p, func(tl sparrow.TimelineService, v sparrow.Viewer, page sparrow.Page) ([]*sparrow.StatusView, error) {
+		return tl.Keyed(r.Context(), v, r.PathValue("feed"), p.String("key"), page)
 	})
 }

@@ -18,7 +18,7 @@ type timelineFake struct {
 	calls    []string
 	viewer   sparrow.Viewer
 	page     sparrow.Page
-	args     []string // tag, or object type and key
+	args     []string // Keyed's feed and key
 	err      error
 }
 
@@ -42,16 +42,8 @@ func (f *timelineFake) Home(ctx context.Context, v sparrow.Viewer, p sparrow.Pag
 	return f.read("Home", v, p)
 }
 
-func (f *timelineFake) Tag(ctx context.Context, v sparrow.Viewer, tag string, p sparrow.Page) ([]*sparrow.StatusView, error) {
-	return f.read("Tag", v, p, tag)
-}
-
-func (f *timelineFake) Public(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]*sparrow.StatusView, error) {
-	return f.read("Public", v, p)
-}
-
-func (f *timelineFake) Object(ctx context.Context, v sparrow.Viewer, objType, key string, p sparrow.Page) ([]*sparrow.StatusView, error) {
-	return f.read("Object", v, p, objType, key)
+func (f *timelineFake) Keyed(ctx context.Context, v sparrow.Viewer, feed, key string, p sparrow.Page) ([]*sparrow.StatusView, error) {
+	return f.read("Keyed", v, p, feed, key)
 }
 
 func (f *timelineFake) lastCall() string {
@@ -76,13 +68,16 @@ func TestTimelineRoutes(t *testing.T) {
 		path, token, method string
 		args                []string
 	}{
-		{"/api/v1/timelines/public", "", "Public", nil},
-		{"/api/v1/timelines/public?local=true", tokUser, "Public", nil},
-		{"/api/v1/timelines/tag/Go", "", "Tag", []string{"Go"}},
-		{"/api/v1/timelines/tag/%E9%BA%BB%E9%9B%80", tokReadOnly, "Tag", []string{"麻雀"}},
+		{"/api/v1/timelines/public", "", "Keyed", []string{"public", ""}},
+		{"/api/v1/timelines/public?local=true", tokUser, "Keyed", []string{"public", ""}},
+		{"/api/v1/timelines/tag/Go", "", "Keyed", []string{"tag", "Go"}},
+		{"/api/v1/timelines/tag/%E9%BA%BB%E9%9B%80", tokReadOnly, "Keyed", []string{"tag", "麻雀"}},
 		{"/api/v1/timelines/home", tokUser, "Home", nil},
-		{"/api/v1/x/objects/book/isbn-9787111/statuses", "", "Object", []string{"book", "isbn-9787111"}},
-		{"/api/v1/x/objects/url/a%2Fb/statuses", "", "Object", []string{"url", "a/b"}},
+		{"/api/v1/x/objects/book/isbn-9787111/statuses", "", "Keyed", []string{"object", "book:isbn-9787111"}},
+		{"/api/v1/x/objects/url/a%2Fb/statuses", "", "Keyed", []string{"object", "url:a/b"}},
+		{"/api/v1/x/feeds/tag?key=Go", "", "Keyed", []string{"tag", "Go"}},
+		{"/api/v1/x/feeds/object?key=book:isbn-1", tokUser, "Keyed", []string{"object", "book:isbn-1"}},
+		{"/api/v1/x/feeds/public", "", "Keyed", []string{"public", ""}},
 	} {
 		h := newHarness(t)
 		f := withTimelines(h, 3)

@@ -157,6 +157,12 @@ func TestKeyedFeeds(t *testing.T) {
 			if got, err := tl.Public(bg, anon, sparrow.Page{}); err != nil || !slices.Equal(viewIDs(got), ids(d1, a1)) {
 				t.Fatalf("Public = %v %v, want %v (replies included)", viewIDs(got), err, ids(d1, a1))
 			}
+			if _, err := tl.Keyed(bg, anon, "nosuchfeed", "x", sparrow.Page{}); !sparrow.IsKind(err, sparrow.ENotFound) {
+				t.Fatalf("Keyed(unknown feed) err = %v, want not found", err)
+			}
+			if _, err := tl.Keyed(bg, anon, "public", "x", sparrow.Page{}); !sparrow.IsKind(err, sparrow.ENotFound) {
+				t.Fatalf("Keyed(public, a key) err = %v, want not found", err)
+			}
 
 			// The viewer's blocks and mutes apply at read.
 			if _, err := e.svc.Relations.Block(bg, bob, dave.AccountID); err != nil {

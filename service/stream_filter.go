@@ -12,7 +12,7 @@ import (
 // one viewer and one status, whether the status belongs on the viewer's
 // home or public stream, and hydrates it for the viewer. It holds no rule of
 // its own: home is the home feed's read policy (Feed.admit) and public is the
-// public timeline's (keyedStatusKeys and keyedViews), so a stream shows
+// public timeline's (onPublicFeed and keyedViews), so a stream shows
 // exactly what the timelines would show. It is safe for concurrent use.
 type StreamFilter struct {
 	feed      *Feed
@@ -65,8 +65,7 @@ func (f *StreamFilter) OnPublic(s *sparrow.Status) bool {
 	if s == nil {
 		return false
 	}
-	_, public := keyedStatusKeys(s)
-	return public
+	return onPublicFeed(s)
 }
 
 // Public returns s, as stored now, hydrated for v if it belongs on v's

@@ -2,13 +2,13 @@ package service
 
 import (
 	"context"
-	"strings"
 
 	"sparrow"
 )
 
 // Timelines implements sparrow.TimelineService: the home feed (Feed, in
-// feed_*.go) and the keyed feeds (tag, public, object; keyed_timelines.go).
+// feed_*.go) and the keyed feeds (Keyed, keyed_feeds.go; tag, public and
+// object in keyed_tag.go, keyed_public.go and keyed_object.go).
 type Timelines struct {
 	d        Deps
 	c        Config
@@ -28,38 +28,4 @@ var _ sparrow.TimelineService = (*Timelines)(nil)
 // while the inbox is rebuilt in the background.
 func (t *Timelines) Home(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]*sparrow.StatusView, error) {
 	return t.feed.Home(ctx, v, p)
-}
-
-// Tag returns the public statuses with a hashtag, newest first. The tag is
-// case-insensitive and may start with '#'; anything but 1-100 letters,
-// digits and '_' is ENotFound.
-func (t *Timelines) Tag(ctx context.Context, v sparrow.Viewer, tag string, p sparrow.Page) ([]*sparrow.StatusView, error) {
-	name := strings.ToLower(strings.TrimPrefix(tag, "#"))
-	if !keyedTagRE.MatchString(name) {
-		return nil, notFound
-	}
-	return t.keyedRead(ctx, v, p, func(p sparrow.Page) ([]sparrow.FeedItem, error) {
-		return t.d.KeyedFeeds.ReadFeed(ctx, keyedTagKey(name), p)
-	})
-}
-
-// Object returns the public and unlisted statuses posted about an object
-// (Sparrow's extension), newest first. "type:key" must match the object
-// syntax of posting (objectRE), or it is ENotFound.
-func (t *Timelines) Object(ctx context.Context, v sparrow.Viewer, objType, key string, p sparrow.Page) ([]*sparrow.StatusView, error) {
-	obj := objType + ":" + key
-	if checkObject(obj) != nil {
-		return nil, notFound
-	}
-	return t.keyedRead(ctx, v, p, func(p sparrow.Page) ([]sparrow.FeedItem, error) {
-		return t.d.KeyedFeeds.ReadFeed(ctx, keyedObjKey(obj), p)
-	})
-}
-
-// Public returns the local public timeline, newest first, from the daily
-// buckets (see the keyed feeds above for the look-back bound).
-func (t *Timelines) Public(ctx context.Context, v sparrow.Viewer, p sparrow.Page) ([]*sparrow.StatusView, error) {
-	return t.keyedRead(ctx, v, p, func(p sparrow.Page) ([]sparrow.FeedItem, error) {
-		return t.keyedPublicPage(ctx, p)
-	})
 }
