@@ -38,9 +38,9 @@ func (s *Store) claimName(ctx context.Context, kind int, name string, id sparrow
 	if err != nil {
 		return err
 	}
-	if _, err := s.Account(ctx, owner); !sparrow.IsKind(err, sparrow.ENotFound) || now.Sub(created) < orphanAge {
-		if err != nil && !sparrow.IsKind(err, sparrow.ENotFound) {
-			return err
+	if _, aerr := s.Account(ctx, owner); !sparrow.IsKind(aerr, sparrow.ENotFound) || now.Sub(created) < orphanAge {
+		if aerr != nil && !sparrow.IsKind(aerr, sparrow.ENotFound) {
+			return aerr
 		}
 		return sparrow.Errorf(sparrow.EConflict, "has already been taken")
 	}

@@ -44,7 +44,7 @@ func (s *Store) AddReference(ctx context.Context, r sparrow.Reference, pageSize 
 	}
 	db := s.shards.ForID(r.Ref)
 	out := r
-	err = db.tx(ctx, nil, func(t *sql.Tx) error {
+	if err := db.tx(ctx, nil, func(t *sql.Tx) error {
 		existing, err := scanRef(t.QueryRowContext(ctx, "SELECT "+refCols+" FROM status_relations WHERE ref_id = ? AND kind = ? AND status_id = ?",
 			int64(r.Ref), int(r.Kind), int64(r.Status)))
 		if err == nil {
@@ -64,19 +64,18 @@ func (s *Store) AddReference(ctx context.Context, r sparrow.Reference, pageSize 
 			return sparrow.Errorf(sparrow.ENotFound, "Record not found")
 		}
 		var count int64
-		if err := t.QueryRowContext(ctx, "SELECT "+ever+" FROM statuses WHERE id = ?", int64(r.Ref)).Scan(&count); err != nil {
+		if err = t.QueryRowContext(ctx, "SELECT "+ever+" FROM statuses WHERE id = ?", int64(r.Ref)).Scan(&count); err != nil {
 			return err
 		}
 		out.Page = int((count - 1) / int64(pageSize))
-		if _, err := t.ExecContext(ctx, "INSERT INTO status_relations ("+refCols+") VALUES (?,?,?,?,?,?)",
+		if _, err = t.ExecContext(ctx, "INSERT INTO status_relations ("+refCols+") VALUES (?,?,?,?,?,?)",
 			int64(r.Ref), int(r.Kind), out.Page, int64(r.Status), int64(r.Author), r.CreatedAt.UnixMilli()); err != nil {
 			return err
 		}
 		_, err = t.ExecContext(ctx, "INSERT INTO counter_deltas (id, target_id, field, delta) VALUES (?,?,?,?)",
 			int64(newID(r.Ref.Shard())), int64(r.Ref), int(kept), 1)
 		return err
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
 	return &out, nil

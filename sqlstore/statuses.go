@@ -88,7 +88,7 @@ func (s *Store) CreateStatus(ctx context.Context, n sparrow.NewStatus, events ..
 			_, err := t.ExecContext(ctx, "INSERT INTO idempotency_keys (account_id, ikey, status_id, created_at) VALUES (?,?,?,?)",
 				int64(st.AccountID), n.IdempotencyKey, int64(st.ID), st.CreatedAt.UnixMilli())
 			if err != nil && db.Dialect.IsDuplicate(err) {
-				if err := t.QueryRowContext(ctx, "SELECT status_id FROM idempotency_keys WHERE account_id = ? AND ikey = ?",
+				if err = t.QueryRowContext(ctx, "SELECT status_id FROM idempotency_keys WHERE account_id = ? AND ikey = ?",
 					int64(st.AccountID), n.IdempotencyKey).Scan(&prior); err != nil {
 					return err
 				}
@@ -110,8 +110,8 @@ func (s *Store) CreateStatus(ctx context.Context, n sparrow.NewStatus, events ..
 		return bumpStatuses(ctx, t, st.AccountID, +1, st.CreatedAt)
 	})
 	if errors.Is(err, errIdempotent) {
-		prev, err := s.Status(ctx, sparrow.ID(prior))
-		return prev, false, err
+		prev, serr := s.Status(ctx, sparrow.ID(prior))
+		return prev, false, serr
 	}
 	if err != nil {
 		return nil, false, err
