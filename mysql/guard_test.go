@@ -108,10 +108,10 @@ func TestLockWaitIsRetryableNotAnOutage(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	ctx := context.Background()
-	if _, err := db.W.ExecContext(ctx, "CREATE TABLE lockwait (id INT PRIMARY KEY)"); err != nil {
+	if _, err = db.W.ExecContext(ctx, "CREATE TABLE lockwait (id INT PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.W.ExecContext(ctx, "INSERT INTO lockwait VALUES (1)"); err != nil {
+	if _, err = db.W.ExecContext(ctx, "INSERT INTO lockwait VALUES (1)"); err != nil {
 		t.Fatal(err)
 	}
 	holder, err := db.W.BeginTx(ctx, nil)

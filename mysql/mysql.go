@@ -172,7 +172,7 @@ func Open(ctx context.Context, dsn string) (*sqlstore.DB, error) {
 	}
 	u, _ := url.Parse(dsn)
 	name := redact(u)
-	if err := createDatabase(ctx, c); err != nil {
+	if err = createDatabase(ctx, c); err != nil {
 		return nil, sparrow.WrapError(sparrow.EUnavailable, fmt.Errorf("%s: %w", name, err), "cannot reach MySQL store")
 	}
 	conn, err := gomysql.NewConnector(c)
