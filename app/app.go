@@ -98,7 +98,7 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 			a.Close()
 		}
 	}()
-	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+	if err = os.MkdirAll(c.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	shards, err := sqlstore.OpenShards(ctx, c.Shards, Openers)
@@ -106,14 +106,14 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.Store = sqlstore.New(shards, a.IDs)
-	if err := registerStoreMetrics(a.Registry, shards.DBs()); err != nil {
+	if err = registerStoreMetrics(a.Registry, shards.DBs()); err != nil {
 		return nil, err
 	}
 	a.Bus, err = nats.Open(ctx, nats.Config{URL: c.NATSURL, DataDir: filepath.Join(c.DataDir, "nats"), Stream: c.Stream, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Bus.Register(a.Registry); err != nil {
+	if err = a.Bus.Register(a.Registry); err != nil {
 		return nil, err
 	}
 	var limiter sparrow.Limiter
@@ -125,7 +125,7 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 		if a.redis, err = redis.Open(ctx, c.RedisURL); err != nil {
 			return nil, err
 		}
-		if err := a.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparrow_redis_up",
+		if err = a.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparrow_redis_up",
 			Help: "Circuit state of Redis: 1 closed, 0.5 half open, 0 open."}, a.redis.Up)); err != nil {
 			return nil, err
 		}

@@ -21,9 +21,9 @@ func TestCommentsRepostsFavourites(t *testing.T) {
 		}
 		var comments []mastodon.ID
 		for i := 0; i < 23; i++ {
-			c, err := fan.PostStatus(ctx, &mastodon.Toot{Status: fmt.Sprintf("评论 %d", i), InReplyToID: root.ID})
-			if err != nil {
-				t.Fatal(err)
+			c, perr := fan.PostStatus(ctx, &mastodon.Toot{Status: fmt.Sprintf("评论 %d", i), InReplyToID: root.ID})
+			if perr != nil {
+				t.Fatal(perr)
 			}
 			comments = append(comments, c.ID)
 		}
@@ -31,12 +31,12 @@ func TestCommentsRepostsFavourites(t *testing.T) {
 		if err != nil || rb1.Reblog == nil || rb1.Reblog.ID != root.ID {
 			t.Fatalf("reblog: %+v %v", rb1, err)
 		}
-		if rb2, err := fan.Reblog(ctx, root.ID); err != nil || rb2.ID != rb1.ID {
-			t.Fatalf("second reblog: %v %v, want the first one", rb2, err)
+		if rb2, rerr := fan.Reblog(ctx, root.ID); rerr != nil || rb2.ID != rb1.ID {
+			t.Fatalf("second reblog: %v %v, want the first one", rb2, rerr)
 		}
 		for _, u := range []*user{fan, other, other} {
-			if _, err := u.Favourite(ctx, root.ID); err != nil {
-				t.Fatal(err)
+			if _, ferr := u.Favourite(ctx, root.ID); ferr != nil {
+				t.Fatal(ferr)
 			}
 		}
 		var quote struct{ ID string }
@@ -44,9 +44,9 @@ func TestCommentsRepostsFavourites(t *testing.T) {
 			t.Fatalf("quote: %d", code)
 		}
 		eventually(t, func() string {
-			st, err := author.GetStatus(ctx, root.ID)
-			if err != nil {
-				return err.Error()
+			st, gerr := author.GetStatus(ctx, root.ID)
+			if gerr != nil {
+				return gerr.Error()
 			}
 			if st.RepliesCount != 23 || st.ReblogsCount != 2 || st.FavouritesCount != 2 {
 				return fmt.Sprintf("counts replies %d reblogs %d favourites %d", st.RepliesCount, st.ReblogsCount, st.FavouritesCount)
@@ -82,9 +82,9 @@ func TestCommentsRepostsFavourites(t *testing.T) {
 		}
 		// Notifications reach the author: favourites, the reblog, the replies.
 		eventually(t, func() string {
-			ns, err := author.GetNotifications(ctx, &mastodon.Pagination{Limit: 80})
-			if err != nil {
-				return err.Error()
+			ns, nerr := author.GetNotifications(ctx, &mastodon.Pagination{Limit: 80})
+			if nerr != nil {
+				return nerr.Error()
 			}
 			kinds := map[string]int{}
 			for _, n := range ns {
@@ -103,8 +103,8 @@ func TestCommentsRepostsFavourites(t *testing.T) {
 		s.wantError("GET", "/api/v1/x/statuses/"+string(root.ID)+"/comments?page=-1", "", nil, "", 422)
 
 		// Delete semantics: comments and the quote stay, naming the deleted original.
-		if err := author.DeleteStatus(ctx, root.ID); err != nil {
-			t.Fatal(err)
+		if derr := author.DeleteStatus(ctx, root.ID); derr != nil {
+			t.Fatal(derr)
 		}
 		c, err := fan.GetStatus(ctx, comments[0])
 		if err != nil || c.InReplyToID != string(root.ID) {

@@ -45,13 +45,13 @@ func TestFollowLifecycle(t *testing.T) {
 			t.Fatalf("follow: %+v %v", rel, err)
 		}
 		// A duplicate follow is idempotent and answers 200.
-		if rel, err := alice.AccountFollow(ctx, bob.ID); err != nil || !rel.Following {
-			t.Fatalf("duplicate follow: %+v %v", rel, err)
+		if rel, ferr := alice.AccountFollow(ctx, bob.ID); ferr != nil || !rel.Following {
+			t.Fatalf("duplicate follow: %+v %v", rel, ferr)
 		}
 		eventually(t, func() string {
-			rels, err := bob.GetAccountRelationships(ctx, []string{string(alice.ID)})
-			if err != nil || len(rels) != 1 || !rels[0].FollowedBy {
-				return fmt.Sprintf("bob does not see alice as a follower: %+v %v", rels, err)
+			rels, rerr := bob.GetAccountRelationships(ctx, []string{string(alice.ID)})
+			if rerr != nil || len(rels) != 1 || !rels[0].FollowedBy {
+				return fmt.Sprintf("bob does not see alice as a follower: %+v %v", rels, rerr)
 			}
 			if f, _ := counts(t, bob, bob.ID); f != 1 {
 				return fmt.Sprintf("bob followers_count %d", f)
@@ -125,11 +125,11 @@ func TestBlockAndMute(t *testing.T) {
 		if err != nil || len(blocks) != 1 || blocks[0].ID != bob.ID {
 			t.Fatalf("blocks: %+v %v", blocks, err)
 		}
-		if rel, err := alice.AccountUnblock(ctx, bob.ID); err != nil || rel.Blocking {
-			t.Fatalf("unblock: %+v %v", rel, err)
+		if rel, uerr := alice.AccountUnblock(ctx, bob.ID); uerr != nil || rel.Blocking {
+			t.Fatalf("unblock: %+v %v", rel, uerr)
 		}
-		if rel, err := alice.AccountMute(ctx, bob.ID); err != nil || !rel.Muting {
-			t.Fatalf("mute: %+v %v", rel, err)
+		if rel, merr := alice.AccountMute(ctx, bob.ID); merr != nil || !rel.Muting {
+			t.Fatalf("mute: %+v %v", rel, merr)
 		}
 		mutes, err := alice.GetMutes(ctx, nil)
 		if err != nil || len(mutes) != 1 {

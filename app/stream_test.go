@@ -125,8 +125,8 @@ func TestStreaming(t *testing.T) {
 					t.Errorf("streamed %+v, REST %+v", got.Status, rest)
 				}
 
-				if _, err := b.UpdateStatus(ctx, &mastodon.Toot{Status: "直播（改） " + tr.name}, st.ID); err != nil {
-					t.Fatal(err)
+				if _, uerr := b.UpdateStatus(ctx, &mastodon.Toot{Status: "直播（改） " + tr.name}, st.ID); uerr != nil {
+					t.Fatal(uerr)
 				}
 				awaitEvent(t, events, "B's edit", func(e mastodon.Event) bool {
 					u, ok := e.(*mastodon.UpdateEditEvent)
