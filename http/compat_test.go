@@ -32,14 +32,14 @@ func TestGoMastodonClient(t *testing.T) {
 	}
 
 	c := mastodon.NewClient(&mastodon.Config{Server: ts.URL, ClientID: app.ClientID, ClientSecret: app.ClientSecret})
-	if _, err := c.GetInstance(ctx); err != nil { // anonymous, with an empty bearer
-		t.Fatalf("GetInstance anonymously: %v", err)
+	if _, ierr := c.GetInstance(ctx); ierr != nil { // anonymous, with an empty bearer
+		t.Fatalf("GetInstance anonymously: %v", ierr)
 	}
-	if err := c.Authenticate(ctx, "alice@example.com", "wrong"); err == nil {
+	if aerr := c.Authenticate(ctx, "alice@example.com", "wrong"); aerr == nil {
 		t.Error("Authenticate with a wrong password succeeded")
 	}
-	if err := c.Authenticate(ctx, "alice@example.com", "secret"); err != nil {
-		t.Fatalf("Authenticate: %v", err)
+	if aerr := c.Authenticate(ctx, "alice@example.com", "secret"); aerr != nil {
+		t.Fatalf("Authenticate: %v", aerr)
 	}
 
 	me, err := c.GetAccountCurrentUser(ctx)
@@ -57,14 +57,14 @@ func TestGoMastodonClient(t *testing.T) {
 	if st.Visibility != "unlisted" || st.Account.Username != "alice" || st.CreatedAt.IsZero() {
 		t.Errorf("posted = %+v", st)
 	}
-	if got, err := c.GetStatus(ctx, st.ID); err != nil || got.ID != st.ID {
-		t.Errorf("GetStatus: %v, %v", got, err)
+	if got, gerr := c.GetStatus(ctx, st.ID); gerr != nil || got.ID != st.ID {
+		t.Errorf("GetStatus: %v, %v", got, gerr)
 	}
 
 	var ids []mastodon.ID
-	for s, err := range c.AccountStatuses(ctx, mastodon.ID(aliceID.String()), &mastodon.Pagination{Limit: 2}) {
-		if err != nil {
-			t.Fatalf("AccountStatuses: %v", err)
+	for s, serr := range c.AccountStatuses(ctx, mastodon.ID(aliceID.String()), &mastodon.Pagination{Limit: 2}) {
+		if serr != nil {
+			t.Fatalf("AccountStatuses: %v", serr)
 		}
 		ids = append(ids, s.ID)
 		if len(ids) > 10 {
@@ -75,23 +75,23 @@ func TestGoMastodonClient(t *testing.T) {
 		t.Errorf("paged ids = %v", ids)
 	}
 
-	if in, err := c.GetInstance(ctx); err != nil || in.Stats == nil || in.Stats.UserCount != 2 || in.Version == "" {
-		t.Errorf("GetInstance: %+v, %v", in, err)
+	if in, ierr := c.GetInstance(ctx); ierr != nil || in.Stats == nil || in.Stats.UserCount != 2 || in.Version == "" {
+		t.Errorf("GetInstance: %+v, %v", in, ierr)
 	}
-	if v, err := c.VerifyAppCredentials(ctx); err != nil || v.Name != "Test <App>" {
-		t.Errorf("VerifyAppCredentials: %+v, %v", v, err)
+	if v, verr := c.VerifyAppCredentials(ctx); verr != nil || v.Name != "Test <App>" {
+		t.Errorf("VerifyAppCredentials: %+v, %v", v, verr)
 	}
-	if _, err := c.GetStatusHistory(ctx, st.ID); err != nil {
-		t.Errorf("GetStatusHistory: %v", err)
+	if _, herr := c.GetStatusHistory(ctx, st.ID); herr != nil {
+		t.Errorf("GetStatusHistory: %v", herr)
 	}
-	if src, err := c.GetStatusSource(ctx, st.ID); err != nil || src.Text != "hello #go" {
-		t.Errorf("GetStatusSource: %+v, %v", src, err)
+	if src, serr := c.GetStatusSource(ctx, st.ID); serr != nil || src.Text != "hello #go" {
+		t.Errorf("GetStatusSource: %+v, %v", src, serr)
 	}
-	if _, err := c.UpdateStatus(ctx, &mastodon.Toot{Status: "edited"}, st.ID); err != nil {
-		t.Errorf("UpdateStatus: %v", err)
+	if _, uerr := c.UpdateStatus(ctx, &mastodon.Toot{Status: "edited"}, st.ID); uerr != nil {
+		t.Errorf("UpdateStatus: %v", uerr)
 	}
-	if err := c.DeleteStatus(ctx, st.ID); err != nil {
-		t.Errorf("DeleteStatus: %v", err)
+	if derr := c.DeleteStatus(ctx, st.ID); derr != nil {
+		t.Errorf("DeleteStatus: %v", derr)
 	}
 	_, err = c.GetStatus(ctx, st.ID)
 	var apiErr *mastodon.APIError

@@ -334,8 +334,8 @@ func TestEditDeleteHistorySource(t *testing.T) {
 		t.Errorf("source = %v", got)
 	}
 	h.auth.tokens["tok-bob"] = sparrow.Viewer{AccountID: bobID, AppID: appID, Scopes: sparrow.Scopes{"read", "write"}}
-	if w := h.do(t, req{method: "GET", path: "/api/v1/statuses/" + id + "/source", token: "tok-bob"}); w.Code != 403 {
-		t.Errorf("source of another's status: %d, want 403", w.Code)
+	if bw := h.do(t, req{method: "GET", path: "/api/v1/statuses/" + id + "/source", token: "tok-bob"}); bw.Code != 403 {
+		t.Errorf("source of another's status: %d, want 403", bw.Code)
 	}
 
 	w = h.do(t, req{method: "DELETE", path: "/api/v1/statuses/" + id, token: tokUser})

@@ -84,7 +84,7 @@ func parseParams(r *http.Request) (*params, error) {
 	}
 	var budget paramsBudget
 	merged := url.Values{}
-	if err := addNormalized(merged, q, &budget); err != nil {
+	if err = addNormalized(merged, q, &budget); err != nil {
 		return nil, err
 	}
 	body, err := parseBody(r, &budget)

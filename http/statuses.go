@@ -79,7 +79,7 @@ func (s *Server) editStatus(w http.ResponseWriter, r *http.Request, p *params) e
 	if err != nil {
 		return err
 	}
-	if err := unsupportedStatusParams(p); err != nil {
+	if err = unsupportedStatusParams(p); err != nil {
 		return err
 	}
 	sv, err := s.Statuses.Edit(r.Context(), viewerFrom(r.Context()), id, sparrow.EditStatus{

@@ -217,7 +217,7 @@ func (s *Server) streaming(w http.ResponseWriter, r *http.Request, p *params) er
 	}
 	var initial []string
 	if name != "" {
-		if err := streamAllowed(v, name); err != nil {
+		if err = streamAllowed(v, name); err != nil {
 			return err
 		}
 		initial = []string{name}

@@ -344,8 +344,8 @@ func TestWebSocket(t *testing.T) {
 	if m := readWS(t, anon); m["status"] != float64(401) {
 		t.Errorf("anonymous user subscription = %v", m)
 	}
-	if _, resp, err := dialWS(t, sh.url, "?stream=public", http.Header{"Sec-WebSocket-Protocol": {"nope"}}); err == nil || resp.StatusCode != 401 {
-		t.Errorf("invalid token as subprotocol: %v %v", resp, err)
+	if _, resp, derr := dialWS(t, sh.url, "?stream=public", http.Header{"Sec-WebSocket-Protocol": {"nope"}}); derr == nil || resp.StatusCode != 401 {
+		t.Errorf("invalid token as subprotocol: %v %v", resp, derr)
 	}
 	proto, resp, err := dialWS(t, sh.url, "?stream=user:notification", http.Header{"Sec-WebSocket-Protocol": {tokUser}})
 	if err != nil || resp.Header.Get("Sec-WebSocket-Protocol") != tokUser {
