@@ -71,8 +71,8 @@ func (r *RecentLists) Append(_ context.Context, author sparrow.ID, item sparrow.
 		return nil
 	}
 	l.add(item, r.cap)
-	if at := time.UnixMilli(at.UnixMilli()).UTC(); at.After(l.last) {
-		l.last = at
+	if atMilli := time.UnixMilli(at.UnixMilli()).UTC(); atMilli.After(l.last) {
+		l.last = atMilli
 	}
 	return nil
 }
