@@ -74,16 +74,16 @@ func TestUpFreezeDown(t *testing.T) {
 	c2.Write([]byte("held\n"))
 	time.Sleep(100 * time.Millisecond)
 	p.Up()
-	if line, err := bufio.NewReader(c2).ReadString('\n'); err != nil || line != "held\n" {
-		t.Fatalf("a connection made while frozen: %q %v", line, err)
+	if line, rerr := bufio.NewReader(c2).ReadString('\n'); rerr != nil || line != "held\n" {
+		t.Fatalf("a connection made while frozen: %q %v", line, rerr)
 	}
 	c.SetDeadline(time.Now().Add(2 * time.Second))
-	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "ping\n" {
-		t.Fatalf("the line held while frozen: %q %v", line, err)
+	if line, rerr := bufio.NewReader(c).ReadString('\n'); rerr != nil || line != "ping\n" {
+		t.Fatalf("the line held while frozen: %q %v", line, rerr)
 	}
 	p.Down()
 	c.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := bufio.NewReader(c).ReadString('\n'); err == nil {
+	if _, rerr := bufio.NewReader(c).ReadString('\n'); rerr == nil {
 		t.Fatal("a connection survived Down")
 	}
 	c3, err := net.Dial("tcp", p.Addr())

@@ -27,15 +27,15 @@ func testAppsAndTokens(t *testing.T, f *fixture) {
 	wantKind(t, f.s.CreateApp(ctx(), app), sparrow.EConflict)
 
 	tok := &sparrow.Token{Hash: sparrow.HashSecret("tok"), AppID: app.ID, AccountID: 42, Scopes: sparrow.Scopes{sparrow.ScopeRead}, CreatedAt: f.now}
-	if err := f.s.CreateToken(ctx(), tok); err != nil {
-		t.Fatal(err)
+	if cerr := f.s.CreateToken(ctx(), tok); cerr != nil {
+		t.Fatal(cerr)
 	}
 	gt, err := f.s.Token(ctx(), sparrow.HashSecret("tok"))
 	if err != nil || gt.AccountID != 42 || gt.AppID != app.ID {
 		t.Fatalf("token = %+v, %v", gt, err)
 	}
-	if err := f.s.RevokeToken(ctx(), tok.Hash); err != nil {
-		t.Fatal(err)
+	if rerr := f.s.RevokeToken(ctx(), tok.Hash); rerr != nil {
+		t.Fatal(rerr)
 	}
 	_, err = f.s.Token(ctx(), tok.Hash)
 	wantKind(t, err, sparrow.ENotFound)

@@ -25,11 +25,11 @@ func testReferences(t *testing.T, f *fixture) {
 	if err != nil || again.Page != 1 {
 		t.Fatalf("replayed reference: page %d %v", again.Page, err)
 	}
-	if err := f.s.RemoveReference(ctx(), root.ID, sparrow.RefComment, comments[1], newID); err != nil {
-		t.Fatal(err)
+	if rerr := f.s.RemoveReference(ctx(), root.ID, sparrow.RefComment, comments[1], newID); rerr != nil {
+		t.Fatal(rerr)
 	}
-	if err := f.s.RemoveReference(ctx(), root.ID, sparrow.RefComment, comments[1], newID); err != nil {
-		t.Fatalf("removing twice: %v", err)
+	if rerr := f.s.RemoveReference(ctx(), root.ID, sparrow.RefComment, comments[1], newID); rerr != nil {
+		t.Fatalf("removing twice: %v", rerr)
 	}
 	page0, err := f.s.ReferencePage(ctx(), root.ID, sparrow.RefComment, 0)
 	if err != nil || len(page0) != 2 || page0[0].Status != comments[0] || page0[1].Status != comments[2] {

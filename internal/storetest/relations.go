@@ -240,16 +240,16 @@ func testSetEdgesSeveralKinds(t *testing.T, f *fixture) {
 		t.Fatalf("following_count = %d after the block ended the follow", following)
 	}
 	newID := func(shard int) sparrow.ID { return f.ids.Next(shard) }
-	if err := f.s.ApplyReverse(ctx(), append(req, changed...), newID); err != nil {
-		t.Fatal(err)
+	if aerr := f.s.ApplyReverse(ctx(), append(req, changed...), newID); aerr != nil {
+		t.Fatal(aerr)
 	}
 	rows, err := f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID}, sparrow.AllParts)
 	if err != nil || !rows.Blocking[b.ID].Active || len(rows.Following) != 0 || len(rows.Requested) != 0 {
 		t.Fatalf("a's rows = %+v %v", rows, err)
 	}
 	f.setEdges(t, sparrow.FollowRequest, b.ID, true, a.ID)
-	if err := f.s.ApplyReverse(ctx(), f.setEdges(t, sparrow.FollowRequest, c.ID, true, a.ID), newID); err != nil {
-		t.Fatal(err)
+	if aerr := f.s.ApplyReverse(ctx(), f.setEdges(t, sparrow.FollowRequest, c.ID, true, a.ID), newID); aerr != nil {
+		t.Fatal(aerr)
 	}
 	rows, _ = f.s.RelationRows(ctx(), a.ID, []sparrow.ID{b.ID, c.ID}, sparrow.AllParts)
 	if !rows.RequestedBy[c.ID].Active || len(rows.RequestedBy) != 1 {
