@@ -51,16 +51,16 @@ func TestKillDuringFanout(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := sqlstore.New(shards)
-	if _, err := st.BulkLoadAccounts(ctx, append([]sparrow.ID{author}, followers...), sqlstore.BulkOptions{}); err != nil {
-		t.Fatal(err)
+	if _, lerr := st.BulkLoadAccounts(ctx, append([]sparrow.ID{author}, followers...), sqlstore.BulkOptions{}); lerr != nil {
+		t.Fatal(lerr)
 	}
-	if _, err := st.BulkLoadFollows(ctx, pairs, sqlstore.BulkOptions{}); err != nil {
-		t.Fatal(err)
+	if _, lerr := st.BulkLoadFollows(ctx, pairs, sqlstore.BulkOptions{}); lerr != nil {
+		t.Fatal(lerr)
 	}
 	token := "kill-test-token-" + fmt.Sprint(tag)
-	if err := st.CreateToken(ctx, &sparrow.Token{Hash: sparrow.HashSecret(token), AccountID: author,
-		Scopes: sparrow.Scopes{sparrow.ScopeRead, sparrow.ScopeWrite}, CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
+	if terr := st.CreateToken(ctx, &sparrow.Token{Hash: sparrow.HashSecret(token), AccountID: author,
+		Scopes: sparrow.Scopes{sparrow.ScopeRead, sparrow.ScopeWrite}, CreatedAt: time.Now()}); terr != nil {
+		t.Fatal(terr)
 	}
 	shards.Close()
 	testenv.CleanRedis(t, redisURL, prefix)
@@ -73,14 +73,14 @@ func TestKillDuringFanout(t *testing.T) {
 	now := time.Now()
 	for i, f := range followers {
 		// Activity spread over the last day, so the fan-out tiers them.
-		if err := activity.Touch(ctx, f, now.Add(-time.Duration(i)*time.Second)); err != nil {
-			t.Fatal(err)
+		if terr := activity.Touch(ctx, f, now.Add(-time.Duration(i)*time.Second)); terr != nil {
+			t.Fatal(terr)
 		}
-		if _, err := inboxes.Create(ctx, f, 0, now); err != nil {
-			t.Fatal(err)
+		if _, cerr := inboxes.Create(ctx, f, 0, now); cerr != nil {
+			t.Fatal(cerr)
 		}
-		if err := inboxes.Fill(ctx, f, nil, 0); err != nil {
-			t.Fatal(err)
+		if ferr := inboxes.Fill(ctx, f, nil, 0); ferr != nil {
+			t.Fatal(ferr)
 		}
 	}
 
@@ -96,8 +96,8 @@ func TestKillDuringFanout(t *testing.T) {
 	}
 	sid, _ := sparrow.ParseID(status.ID)
 	holds := func(u sparrow.ID) bool {
-		items, _, err := inboxes.Read(ctx, u, sparrow.Page{MinID: sid - 1, MaxID: sid + 1, Limit: 1})
-		return err == nil && len(items) == 1 && items[0].ID == sid
+		items, _, rerr := inboxes.Read(ctx, u, sparrow.Page{MinID: sid - 1, MaxID: sid + 1, Limit: 1})
+		return rerr == nil && len(items) == 1 && items[0].ID == sid
 	}
 	// Kill as soon as the most recently active follower (the first tier) has it.
 	deadline := time.Now().Add(30 * time.Second)
@@ -107,8 +107,8 @@ func TestKillDuringFanout(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	if kerr := p.cmd.Process.Signal(syscall.SIGKILL); kerr != nil {
+		t.Fatal(kerr)
 	}
 	p.cmd.Wait()
 	before := 0

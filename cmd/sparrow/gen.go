@@ -45,8 +45,8 @@ followers is no longer drawn. The same flags and seed give the same file.`,
 				var err error
 				st, err = graphgen.Generate(cfg, func(from, to sparrow.ID) error {
 					buf = graphgen.AppendEdge(buf[:0], from, to)
-					_, err := w.Write(buf)
-					return err
+					_, werr := w.Write(buf)
+					return werr
 				})
 				return err
 			})

@@ -128,7 +128,7 @@ func readImport(edgesPath, accountsPath string, errw io.Writer, quiet bool) ([]s
 	}
 	defer f.Close()
 	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+	if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
 	pairs := make([]sqlstore.FollowPair, 0, max(0, size/36))

@@ -77,8 +77,8 @@ func TestGenImportCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := shards.DBs()[0]
-	if _, err := db.W.Exec("DELETE FROM followers WHERE (to_id, from_id) = (SELECT to_id, from_id FROM followers LIMIT 1)"); err != nil {
-		t.Fatal(err)
+	if _, derr := db.W.Exec("DELETE FROM followers WHERE (to_id, from_id) = (SELECT to_id, from_id FROM followers LIMIT 1)"); derr != nil {
+		t.Fatal(derr)
 	}
 	shards.Close()
 
