@@ -69,7 +69,7 @@ func (f *Feed) deliver(ctx context.Context, s *sparrow.Status) error {
 	}
 	item := itemOf(s)
 	if f.c.FeedMode == ModeHybrid && author.Hot {
-		if err := f.ensureRecentList(ctx, author.ID); err != nil {
+		if err = f.ensureRecentList(ctx, author.ID); err != nil {
 			return err
 		}
 		return f.d.Recent.Append(ctx, author.ID, item, s.CreatedAt)
@@ -335,9 +335,9 @@ func (f *Feed) MergeFollowee(ctx context.Context, follower, followee sparrow.ID)
 		return err // no inbox: its rebuild will pull everything
 	}
 	if f.c.FeedMode == ModeHybrid {
-		lists, err := f.d.Recent.Authors(ctx)
-		if err != nil || lists[followee] {
-			return err
+		lists, lerr := f.d.Recent.Authors(ctx)
+		if lerr != nil || lists[followee] {
+			return lerr
 		}
 	}
 	items, err := f.d.Statuses.AuthorsFeed(ctx, []sparrow.ID{followee}, sparrow.Page{SinceID: st.Floor, Limit: f.c.InboxCap})

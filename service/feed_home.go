@@ -135,12 +135,12 @@ func (f *Feed) collect(ctx context.Context, user sparrow.ID, follows []sparrow.I
 	}
 	merged := inbox
 	if f.c.FeedMode == ModeHybrid {
-		hot, err := f.hotItems(ctx, follows, p, inbox)
-		if err != nil {
-			if f.cacheTier(err) == nil {
+		hot, herr := f.hotItems(ctx, follows, p, inbox)
+		if herr != nil {
+			if f.cacheTier(herr) == nil {
 				return f.pull(ctx, follows, p) // the cache tier went down
 			}
-			return nil, false, err
+			return nil, false, herr
 		}
 		merged = mergeItems(merged, hot)
 	}
@@ -206,9 +206,9 @@ func (f *Feed) hotItems(ctx context.Context, follows []sparrow.ID, p sparrow.Pag
 		return nil, nil
 	}
 	if lo := p.Lower(); lo != 0 {
-		last, err := f.d.Recent.LastPost(ctx, hot)
-		if err != nil {
-			return nil, err
+		last, lerr := f.d.Recent.LastPost(ctx, hot)
+		if lerr != nil {
+			return nil, lerr
 		}
 		hot = slices.DeleteFunc(hot, func(a sparrow.ID) bool {
 			t, ok := last[a]

@@ -27,10 +27,10 @@ func (f *Feed) Sweep(ctx context.Context) (dropped, cooled int, err error) {
 		if len(users) == 0 {
 			break
 		}
-		if err := f.d.Inboxes.Drop(ctx, users...); err != nil {
+		if err = f.d.Inboxes.Drop(ctx, users...); err != nil {
 			return dropped, cooled, err
 		}
-		if err := f.d.Activity.Forget(ctx, users...); err != nil {
+		if err = f.d.Activity.Forget(ctx, users...); err != nil {
 			return dropped, cooled, err
 		}
 		for _, u := range users {
@@ -74,15 +74,15 @@ func (f *Feed) cool(ctx context.Context, author sparrow.ID) error {
 	if len(items) > 0 {
 		// Any public status stands for the author's followers: the read-time
 		// policy still hides what a follower may not see (direct statuses).
-		users, err := f.recipients(ctx, &sparrow.Status{AccountID: author, Visibility: sparrow.Public})
-		if err != nil {
-			return err
+		users, rerr := f.recipients(ctx, &sparrow.Status{AccountID: author, Visibility: sparrow.Public})
+		if rerr != nil {
+			return rerr
 		}
-		if err := f.pushTiered(ctx, users, items, items[0].ID.Time()); err != nil {
+		if err = f.pushTiered(ctx, users, items, items[0].ID.Time()); err != nil {
 			return err
 		}
 	}
-	if err := f.d.Recent.Delete(ctx, author); err != nil {
+	if err = f.d.Recent.Delete(ctx, author); err != nil {
 		return err
 	}
 	// The author may have turned hot again meanwhile (and a post of it gone
