@@ -52,7 +52,7 @@ func (s *Accounts) Register(ctx context.Context, v sparrow.Viewer, r sparrow.Reg
 	a := &sparrow.Account{ID: s.d.IDs.NextBalanced(), Username: r.Username, Email: r.Email, PasswordHash: string(hash),
 		CreatedAt: now, UpdatedAt: now}
 	ev := sparrow.NewEvent(s.d.IDs.Next(a.ID.Shard()), sparrow.EvAccountCreated, a.ID, sparrow.AccountPayload{Account: public(a)}, now)
-	if err := s.d.Accounts.CreateAccount(ctx, a, ev); err != nil {
+	if err = s.d.Accounts.CreateAccount(ctx, a, ev); err != nil {
 		if sparrow.IsKind(err, sparrow.EConflict) {
 			return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: Username or email has already been taken")
 		}

@@ -271,9 +271,9 @@ func (a *Auth) checkPassword(ctx context.Context, login, password, remote string
 	}
 	fail := func() (*sparrow.Account, error) {
 		for _, i := range []int{0, 2} {
-			n, err := a.d.Limiter.Hit(ctx, keys[i], a.c.LoginWindow)
-			if err != nil {
-				return nil, err
+			n, herr := a.d.Limiter.Hit(ctx, keys[i], a.c.LoginWindow)
+			if herr != nil {
+				return nil, herr
 			}
 			counts[i] = n
 		}

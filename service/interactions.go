@@ -261,12 +261,12 @@ func (s *Interactions) Context(ctx context.Context, v sparrow.Viewer, id sparrow
 	out := &sparrow.ContextView{}
 	var up []sparrow.ID
 	for parent := st.InReplyToID; parent != 0 && len(up) < 40; {
-		p, err := s.d.Statuses.Status(ctx, parent)
-		if sparrow.IsKind(err, sparrow.ENotFound) || sparrow.SkipUnavailable(ctx, err) {
+		p, serr := s.d.Statuses.Status(ctx, parent)
+		if sparrow.IsKind(serr, sparrow.ENotFound) || sparrow.SkipUnavailable(ctx, serr) {
 			break // gone, or on a store that does not answer (a partial read)
 		}
-		if err != nil {
-			return nil, err
+		if serr != nil {
+			return nil, serr
 		}
 		up = append(up, p.ID)
 		parent = p.InReplyToID
@@ -277,12 +277,12 @@ func (s *Interactions) Context(ctx context.Context, v sparrow.Viewer, id sparrow
 	for len(queue) > 0 && total < maxThread {
 		cur := queue[0]
 		queue = queue[1:]
-		refs, err := s.d.References.References(ctx, cur, sparrow.RefComment, sparrow.Page{Limit: 1000})
-		if sparrow.SkipUnavailable(ctx, err) {
+		refs, rerr := s.d.References.References(ctx, cur, sparrow.RefComment, sparrow.Page{Limit: 1000})
+		if sparrow.SkipUnavailable(ctx, rerr) {
 			continue // this branch's relations are on a store that does not answer
 		}
-		if err != nil {
-			return nil, err
+		if rerr != nil {
+			return nil, rerr
 		}
 		for i := len(refs) - 1; i >= 0 && total < maxThread; i-- { // oldest first
 			children[cur] = append(children[cur], refs[i].Status)

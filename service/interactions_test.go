@@ -101,8 +101,8 @@ func TestReblogsAndFavourites(t *testing.T) {
 			t.Fatalf("reblog twice made %v and %v", r1.Status.ID, r2.Status.ID)
 		}
 		for i := 0; i < 2; i++ {
-			if _, err := w.svc.Interactions.Favourite(bg, fan, st); err != nil {
-				t.Fatal(err)
+			if _, ferr := w.svc.Interactions.Favourite(bg, fan, st); ferr != nil {
+				t.Fatal(ferr)
 			}
 		}
 		w.settle()
@@ -186,8 +186,8 @@ func TestDeleteSemantics(t *testing.T) {
 			if got := w.home(reader, 10); !slices.Contains(got, rb.Status.ID) {
 				t.Fatalf("the reblog is not in a follower's home: %v", got)
 			}
-			if _, err := w.svc.Statuses.Delete(bg, author, orig); err != nil {
-				t.Fatal(err)
+			if _, derr := w.svc.Statuses.Delete(bg, author, orig); derr != nil {
+				t.Fatal(derr)
 			}
 			w.settle()
 			if got := w.home(reader, 10); slices.Contains(got, rb.Status.ID) {

@@ -85,8 +85,8 @@ func (r *Relations) Follow(ctx context.Context, v sparrow.Viewer, target sparrow
 	if err != nil {
 		return nil, err
 	}
-	if b, err := blocked(ctx, r.store, v.AccountID, target); err != nil {
-		return nil, err
+	if b, berr := blocked(ctx, r.store, v.AccountID, target); berr != nil {
+		return nil, berr
 	} else if b {
 		return nil, sparrow.Errorf(sparrow.EForbidden, "This action is not allowed")
 	}
@@ -236,11 +236,11 @@ func authorizeFollow(ctx context.Context, d Deps, store sparrow.RelationStore, c
 	if !e.Active {
 		return notFound
 	}
-	if b, err := blocked(ctx, store, requester, target); err != nil || b {
-		if err == nil {
-			err = notFound
+	if b, berr := blocked(ctx, store, requester, target); berr != nil || b {
+		if berr == nil {
+			berr = notFound
 		}
-		return err
+		return berr
 	}
 	pending := true
 	_, err = setEdges(ctx, d, cache, requester,

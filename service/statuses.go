@@ -182,10 +182,10 @@ func (s *Statuses) Edit(ctx context.Context, v sparrow.Viewer, id sparrow.ID, e 
 	if st.ReblogOfID != 0 {
 		return nil, sparrow.Errorf(sparrow.EInvalid, "Validation failed: a reblog cannot be edited")
 	}
-	if err := s.validateText(e.Text, e.SpoilerText); err != nil {
+	if err = s.validateText(e.Text, e.SpoilerText); err != nil {
 		return nil, err
 	}
-	if err := checkLanguage(e.Language); err != nil {
+	if err = checkLanguage(e.Language); err != nil {
 		return nil, err
 	}
 	now := s.d.Clock.Now().UTC()
@@ -343,7 +343,7 @@ func (s *Statuses) hydrate(ctx context.Context, acc *access, sts []*sparrow.Stat
 	}
 	acc.noteBlocks(loadedIDs, blockers)
 	feed := mode == readFeed
-	if err := acc.ensureRows(ctx, acc.rowsNeeded(all, feed)); err != nil {
+	if err = acc.ensureRows(ctx, acc.rowsNeeded(all, feed)); err != nil {
 		return nil, err
 	}
 	admitted := func(st *sparrow.Status) bool {
