@@ -134,7 +134,11 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 		inboxes, recent = a.redis.Inboxes(c.RedisPrefix, c.InboxCap), a.redis.RecentLists(c.RedisPrefix, c.RecentCap)
 		activity = a.redis.Activity(c.RedisPrefix)
 	} else {
-		limiter, cache = inmem.NewLimiter(inmem.Options{}), inmem.NewKV(inmem.Options{})
+		kv := inmem.NewKV(inmem.Options{})
+		if err = registerLocalCacheMetrics(a.Registry, kv); err != nil {
+			return nil, err
+		}
+		limiter, cache = inmem.NewLimiter(inmem.Options{}), kv
 		fo := inmem.FeedOptions{InboxCap: c.InboxCap, RecentCap: c.RecentCap}
 		inboxes, recent, activity = inmem.NewInboxes(fo), inmem.NewRecentLists(fo), inmem.NewActivity(fo)
 	}

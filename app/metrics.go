@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"sparrow/inmem"
+	"sparrow/sqlite"
 	"sparrow/sqlstore"
 )
 
@@ -56,12 +58,48 @@ func registerStoreMetrics(reg prometheus.Registerer, dbs []*sqlstore.DB) error {
 	}}); err != nil {
 		return err
 	}
+	for _, db := range dbs {
+		if db.Dialect.Name == sqlite.Dialect.Name {
+			if err := registerSQLiteMemory(reg); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	stmts := prometheus.NewDesc("sparrow_store_prepared_statements", "Statements a store's read pool keeps prepared (on each connection that ran them).", []string{"store"}, nil)
 	return reg.Register(collectorFunc{desc: stmts, collect: func(ch chan<- prometheus.Metric) {
 		for _, db := range dbs {
 			ch <- prometheus.MustNewConstMetric(stmts, prometheus.GaugeValue, float64(db.Statements()), db.Name)
 		}
 	}})
+}
+
+// registerSQLiteMemory registers sparrow_sqlite_memory_bytes and
+// sparrow_sqlite_memory_highwater_bytes: what SQLite holds in this process,
+// for every embedded store (its page caches, statements and scratch; see
+// sqlite.HeapLimit).
+func registerSQLiteMemory(reg prometheus.Registerer) error {
+	if err := reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparrow_sqlite_memory_bytes",
+		Help: "Memory SQLite has allocated in this process (all embedded stores)."},
+		func() float64 { now, _ := sqlite.MemoryUsed(); return float64(now) })); err != nil {
+		return err
+	}
+	return reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparrow_sqlite_memory_highwater_bytes",
+		Help: "The most memory SQLite has held at once in this process."},
+		func() float64 { _, hw := sqlite.MemoryUsed(); return float64(hw) }))
+}
+
+// registerLocalCacheMetrics registers sparrow_local_cache_bytes and
+// sparrow_local_cache_keys: the fill of the in-process byte cache that
+// stands in for Redis in the embedded deployment (bounded by
+// inmem.DefaultMaxBytes and inmem.DefaultCapacity).
+func registerLocalCacheMetrics(reg prometheus.Registerer, kv *inmem.KV) error {
+	if err := reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparrow_local_cache_bytes",
+		Help: "Bytes charged to the keys of the in-process cache."}, func() float64 { return float64(kv.Bytes()) })); err != nil {
+		return err
+	}
+	return reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sparrow_local_cache_keys",
+		Help: "Keys held by the in-process cache."}, func() float64 { return float64(kv.Len()) }))
 }
 
 // collectorFunc is a prometheus.Collector of one description.

@@ -14,6 +14,8 @@ const (
 	metricHeapReleased = "go_memstats_heap_released_bytes"
 	metricGoSys        = "go_memstats_sys_bytes"
 	metricGoroutines   = "go_goroutines"
+	metricSQLite       = "sparrow_sqlite_memory_bytes"
+	metricLocalCache   = "sparrow_local_cache_bytes"
 )
 
 // ServerStats is one scrape of the server's memory and goroutines. A value
@@ -28,6 +30,11 @@ type ServerStats struct {
 	HeapIdle     float64 `json:"heap_idle_bytes"`
 	HeapReleased float64 `json:"heap_released_bytes"`
 	GoSys        float64 `json:"go_sys_bytes"`
+	// SQLite is what SQLite holds in the server (embedded stores: page
+	// caches, statements), part of RSS beyond GoSys; LocalCache is the fill
+	// of the in-process cache (embedded deployments), part of the Go heap.
+	SQLite     float64 `json:"sqlite_bytes"`
+	LocalCache float64 `json:"local_cache_bytes"`
 	// ScrapeError says why the scrape failed, if it did.
 	ScrapeError string `json:"scrape_error,omitempty"`
 }
@@ -36,7 +43,7 @@ type ServerStats struct {
 func (c *Client) ServerStats(ctx context.Context, timeout time.Duration) ServerStats {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	m, err := c.Metrics(ctx, metricRSS, metricHeapInuse, metricHeapIdle, metricHeapReleased, metricGoSys, metricGoroutines)
+	m, err := c.Metrics(ctx, metricRSS, metricHeapInuse, metricHeapIdle, metricHeapReleased, metricGoSys, metricGoroutines, metricSQLite, metricLocalCache)
 	get := func(name string) float64 {
 		if v, ok := m[name]; ok {
 			return v
@@ -44,7 +51,8 @@ func (c *Client) ServerStats(ctx context.Context, timeout time.Duration) ServerS
 		return -1
 	}
 	s := ServerStats{RSS: get(metricRSS), HeapInuse: get(metricHeapInuse), Goroutines: get(metricGoroutines),
-		HeapIdle: get(metricHeapIdle), HeapReleased: get(metricHeapReleased), GoSys: get(metricGoSys)}
+		HeapIdle: get(metricHeapIdle), HeapReleased: get(metricHeapReleased), GoSys: get(metricGoSys),
+		SQLite: get(metricSQLite), LocalCache: get(metricLocalCache)}
 	if err != nil {
 		s.ScrapeError = err.Error()
 	}

@@ -104,6 +104,12 @@ func (r *SoakReport) Markdown(w io.Writer) {
 	row("RSS slope after warm-up", "%s", slopeText(s.RSSSlopeMBPerHour, s.SlopeOK))
 	row("Go heap in use at end, slope", "%s, %s", mb(s.HeapInuseEndMB), slopeText(s.HeapSlopeMBPerHour, s.HeapSlopeOK))
 	row("RSS beyond the Go runtime at end (RSS − Go sys)", "%s", mb(s.NonGoEndMB))
+	if s.SQLiteEndMB >= 0 {
+		row("SQLite memory at end (sparrow_sqlite_memory_bytes)", "%s", mb(s.SQLiteEndMB))
+	}
+	if s.LocalCacheEndMB >= 0 {
+		row("in-process cache at end (sparrow_local_cache_bytes)", "%s", mb(s.LocalCacheEndMB))
+	}
 	if s.RSSCooldownEndMB >= 0 {
 		row("RSS at end of cool-down (no load)", "%s", mb(s.RSSCooldownEndMB))
 	}
@@ -173,7 +179,7 @@ func (r *SoakReport) Charts() []LineChart {
 		unit, div = "seconds", 1
 	}
 	xlabel := unit + " since the open loop started"
-	var rss, heap, nonGo, gor, p99, p50 []Point
+	var rss, heap, nonGo, sqlite, local, gor, p99, p50 []Point
 	for _, x := range r.Samples {
 		t := x.T / div
 		if x.Server.RSS >= 0 {
@@ -184,6 +190,12 @@ func (r *SoakReport) Charts() []LineChart {
 		}
 		if x.Server.HeapInuse >= 0 {
 			heap = append(heap, Point{t, x.Server.HeapInuse / bytesPerMB})
+		}
+		if x.Server.SQLite >= 0 {
+			sqlite = append(sqlite, Point{t, x.Server.SQLite / bytesPerMB})
+		}
+		if x.Server.LocalCache >= 0 {
+			local = append(local, Point{t, x.Server.LocalCache / bytesPerMB})
 		}
 		if x.Server.Goroutines >= 0 {
 			gor = append(gor, Point{t, x.Server.Goroutines})
@@ -196,10 +208,14 @@ func (r *SoakReport) Charts() []LineChart {
 	charts := []LineChart{
 		{Title: "Server memory", XLabel: xlabel, YLabel: "MB", Series: []Series{
 			{Name: "RSS", Color: "#1f77b4", Points: rss}, {Name: "Go heap in use", Color: "#2ca02c", Points: heap},
-			{Name: "RSS − Go sys", Color: "#1f77b4", Dashed: true, Points: nonGo}}},
+			{Name: "RSS − Go sys", Color: "#1f77b4", Dashed: true, Points: nonGo},
+			{Name: "SQLite", Color: "#ff7f0e", Points: sqlite}, {Name: "in-process cache", Color: "#2ca02c", Dashed: true, Points: local}}},
 		{Title: "Server goroutines", XLabel: xlabel, YLabel: "goroutines", Series: []Series{{Name: "goroutines", Color: "#9467bd", Points: gor}}},
 		{Title: fmt.Sprintf("Latency per window (open loop, %.0f req/s)", r.Rate), XLabel: xlabel, YLabel: "ms", Series: []Series{
 			{Name: "p99", Color: "#d62728", Points: p99}, {Name: "p50", Color: "#d62728", Dashed: true, Points: p50}}},
+	}
+	for i := range charts { // a server that does not report a figure (no SQLite, Redis for the cache) has no line for it
+		charts[i].Series = slices.DeleteFunc(charts[i].Series, func(s Series) bool { return len(s.Points) == 0 })
 	}
 	if r.WarmupSeconds > 0 && len(r.Samples) > 0 {
 		x := r.WarmupSeconds / div

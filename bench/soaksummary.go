@@ -40,6 +40,10 @@ type SoakSummary struct {
 	// resident memory the Go runtime did not allocate (C or mmap'd, e.g. a
 	// cgo-free SQLite's page caches), at least.
 	NonGoEndMB float64 `json:"non_go_end_mb"`
+	// SQLiteEndMB and LocalCacheEndMB are the server's SQLite memory and
+	// in-process cache fill in the last steady sample (-1: not reported).
+	SQLiteEndMB     float64 `json:"sqlite_end_mb"`
+	LocalCacheEndMB float64 `json:"local_cache_end_mb"`
 
 	GoroutinesMin float64 `json:"goroutines_min"`
 	GoroutinesMax float64 `json:"goroutines_max"`
@@ -61,7 +65,7 @@ type SoakSummary struct {
 // the open loop left out of the steady-state figures.
 func SummarizeSoak(samples []SoakSample, warmup time.Duration) SoakSummary {
 	s := SoakSummary{WarmupSeconds: warmup.Seconds(), RSSWarmupEndMB: -1, RSSMinMB: -1, RSSMaxMB: -1, RSSEndMB: -1, RSSGrowthMB: -1,
-		HeapInuseEndMB: -1, NonGoEndMB: -1, GoroutinesMin: -1, GoroutinesMax: -1, P99MedianMs: -1, P99MaxMs: -1, RSSCooldownEndMB: -1}
+		HeapInuseEndMB: -1, NonGoEndMB: -1, SQLiteEndMB: -1, LocalCacheEndMB: -1, GoroutinesMin: -1, GoroutinesMax: -1, P99MedianMs: -1, P99MaxMs: -1, RSSCooldownEndMB: -1}
 	var warm, steady []SoakSample
 	for _, x := range samples {
 		switch {
@@ -107,6 +111,12 @@ func SummarizeSoak(samples []SoakSample, warmup time.Duration) SoakSummary {
 		if v := x.Server.HeapInuse; v >= 0 {
 			heapTs, heap = append(heapTs, x.T/3600), append(heap, v/bytesPerMB)
 			s.HeapInuseEndMB = v / bytesPerMB
+		}
+		if v := x.Server.SQLite; v >= 0 {
+			s.SQLiteEndMB = v / bytesPerMB
+		}
+		if v := x.Server.LocalCache; v >= 0 {
+			s.LocalCacheEndMB = v / bytesPerMB
 		}
 		if v := x.Server.Goroutines; v >= 0 {
 			s.GoroutinesMin, s.GoroutinesMax = minKnown(s.GoroutinesMin, v), max(s.GoroutinesMax, v)

@@ -72,6 +72,9 @@ func TestKVByteBudget(t *testing.T) {
 	if n := kv.Len(); n < 5 || n > 10 {
 		t.Errorf("Len = %d after 100 KB into a 10 KB budget, want 5..10", n)
 	}
+	if b := kv.Bytes(); b < 5_000 || b > 10_000 {
+		t.Errorf("Bytes = %d after 100 KB into a 10 KB budget, want 5000..10000", b)
+	}
 	if _, ok, _ := kv.Get(ctx, "99"); !ok {
 		t.Error("the most recent key was evicted")
 	}

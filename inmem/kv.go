@@ -57,3 +57,6 @@ func (kv *KV) Delete(_ context.Context, keys ...string) error {
 
 // Len returns the number of keys held, including expired keys not yet dropped.
 func (kv *KV) Len() int { return kv.s.len() }
+
+// Bytes returns the bytes charged to the keys held (see Options.MaxBytes).
+func (kv *KV) Bytes() int64 { return kv.s.size() }

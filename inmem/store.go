@@ -88,3 +88,11 @@ func (s *store[V]) len() int {
 	defer s.mu.Unlock()
 	return s.lru.Len()
 }
+
+// size returns the bytes charged to the entries held (keys, values and
+// entryOverhead each), at most about Options.MaxBytes.
+func (s *store[V]) size() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
+}

@@ -47,13 +47,14 @@ var Dialect = sqlstore.Dialect{
 // serve more (BENCHMARKS.md).
 const Readers = 4
 
-// Page caches, per connection, in KiB: a store holds at most WriterCacheKiB
-// + Readers × ReaderCacheKiB (48 MiB; 192 MiB for the four embedded files),
-// outside the Go heap. Each connection caches its own copy of the pages it
-// reads, and the operating system's file cache serves the rest: with 64 MiB
-// per connection, the soak's server grew by 126 MB in 30 minutes as the
-// stores grew, while the Go heap stayed flat; 8 MiB readers served the same
-// (BENCHMARKS.md).
+// Page caches, per connection, in KiB: each connection caches its own copy
+// of the pages it reads, up to this much, outside the Go heap, and the
+// operating system's file cache serves the rest. Together they could hold
+// WriterCacheKiB + Readers × ReaderCacheKiB per store (48 MiB; 192 MiB for
+// the four embedded files); HeapLimit bounds all of SQLite's memory in the
+// process well below that. With 64 MiB per connection and no HeapLimit, the
+// soak's server grew by 126 MB in 30 minutes as the stores grew, while the
+// Go heap stayed flat; 8 MiB readers served the same (BENCHMARKS.md).
 const (
 	WriterCacheKiB = 16 << 10
 	ReaderCacheKiB = 8 << 10
