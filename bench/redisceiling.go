@@ -48,7 +48,7 @@ func MeasureRedisCeiling(ctx context.Context, url, key string, clients, requests
 	for i := range members {
 		members[i] = goredis.Z{Score: float64(i), Member: strconv.Itoa(1_000_000_000 + i)}
 	}
-	if err := rdb.ZAdd(ctx, key, members...).Err(); err != nil {
+	if err = rdb.ZAdd(ctx, key, members...).Err(); err != nil {
 		return out, err
 	}
 	defer rdb.Del(context.WithoutCancel(ctx), key)
@@ -63,8 +63,8 @@ func MeasureRedisCeiling(ctx context.Context, url, key string, clients, requests
 		var stdout, stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, bin, append(append([]string{}, base...), extra...)...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			return 0, fmt.Errorf("redis-benchmark %s: %w: %s", strings.Join(extra, " "), err, stderr.String())
+		if rerr := cmd.Run(); rerr != nil {
+			return 0, fmt.Errorf("redis-benchmark %s: %w: %s", strings.Join(extra, " "), rerr, stderr.String())
 		}
 		return parseRedisBenchmarkCSV(stdout.Bytes())
 	}

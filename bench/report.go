@@ -263,13 +263,13 @@ func (r *Report) WriteFiles(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
+	if err = os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
 	plots := r.Plots()
 	names := make([]string, 0, len(plots))
 	for name, chart := range plots {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(chart.SVG()), 0o644); err != nil {
+		if err = os.WriteFile(filepath.Join(dir, name), []byte(chart.SVG()), 0o644); err != nil {
 			return err
 		}
 		names = append(names, name)

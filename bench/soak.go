@@ -102,9 +102,9 @@ func RunSoak(ctx context.Context, base string, readers []User, targets []sparrow
 	// undoFollows leaves the graph as loaded, even when interrupted (but
 	// does not wait long for a server that no longer answers).
 	undoFollows := func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		w.UndoFollows(ctx)
+		w.UndoFollows(uctx)
 	}
 	if cfg.CapacityDuration > 0 {
 		logf("capacity: mixed workload, closed loop, %d clients, %v", cfg.Clients, cfg.CapacityDuration)

@@ -97,8 +97,8 @@ func TestRunSoak(t *testing.T) {
 	f.mu.Unlock()
 
 	dir := t.TempDir()
-	if err := r.WriteFiles(dir); err != nil {
-		t.Fatal(err)
+	if werr := r.WriteFiles(dir); werr != nil {
+		t.Fatal(werr)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, SoakJSON))
 	if err != nil {

@@ -21,13 +21,13 @@ func RelationBytes(ctx context.Context, s *sqlstore.Store) (relation, files int6
 		case "sqlite":
 			path := strings.TrimPrefix(db.Name, "sqlite:")
 			for _, suffix := range []string{"", "-wal", "-shm"} {
-				if st, err := os.Stat(path + suffix); err == nil {
+				if st, serr := os.Stat(path + suffix); serr == nil {
 					files += st.Size()
 				}
 			}
 			var n int64
-			if err := db.R.QueryRowContext(ctx, "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN "+
-				"('following', 'followers', 'idx_following_list', 'idx_follower_list')").Scan(&n); err == nil {
+			if qerr := db.R.QueryRowContext(ctx, "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN "+
+				"('following', 'followers', 'idx_following_list', 'idx_follower_list')").Scan(&n); qerr == nil {
 				relation += n
 			}
 		case "mysql":
