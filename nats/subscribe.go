@@ -282,8 +282,10 @@ func (c *consumer) consume(ctx context.Context, work chan<- jetstream.Msg) error
 
 // giveBack stops the iteration and gives the events fetched but not
 // dispatched back to the server (Nak) for immediate redelivery. It returns
-// once the server has confirmed it no longer sends events to this iterator,
-// so that none is stranded until its AckWait expires.
+// once the iterator is drained. An event the server sends to the last pull
+// request after that (nats-server 2.9 does not check that the request still
+// has a listener) is redelivered when its AckWait expires: a stopped
+// subscriber delays at most a batch of events by AckWait, and loses none.
 func (c *consumer) giveBack(it jetstream.MessagesContext) {
 	it.Drain()
 	for {
