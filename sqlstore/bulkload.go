@@ -377,7 +377,7 @@ func (s *Store) BulkLoadFollows(ctx context.Context, pairs []FollowPair, o BulkO
 		}
 		res.Write = time.Since(start) - res.Prepare
 		res.Accounts = len(touched)
-		_, err = s.bulkRecount(ctx, touched, o.HotAt)
+		err = s.RecountFollows(ctx, touched, o.HotAt)
 		res.Counters = time.Since(start) - res.Prepare - res.Write
 		return res, err
 	}
@@ -401,7 +401,7 @@ func (s *Store) BulkLoadFollows(ctx context.Context, pairs []FollowPair, o BulkO
 	}
 	res.Write = time.Since(start) - res.Prepare
 	res.Accounts = len(counts)
-	err = s.bulkSetCounters(ctx, counts, o)
+	err = s.SetFollowCounts(ctx, counts, o.HotAt)
 	res.Counters = time.Since(start) - res.Prepare - res.Write
 	return res, err
 }
@@ -599,115 +599,6 @@ func (s *Store) bulkMirror(ctx context.Context, dbs []*DB, fwd [][]bulkEdge, o B
 		err = sinks.flush(ctx)
 	}
 	return bulkKeys(touched), err
-}
-
-// bulkSetCounters writes exact counters (fresh path: no pending deltas exist).
-func (s *Store) bulkSetCounters(ctx context.Context, counts map[sparrow.ID]*[2]int64, o BulkOptions) error {
-	ids := bulkKeys(counts)
-	byDB := s.shards.groupByDB(ids)
-	return bulkEach(ctx, bulkKeys(byDB), func(ctx context.Context, db *DB) error {
-		group := byDB[db]
-		slices.Sort(group)
-		for len(group) > 0 {
-			chunk := group[:min(len(group), 500)]
-			group = group[len(chunk):]
-			vals := make(map[sparrow.ID][2]int64, len(chunk))
-			for _, id := range chunk {
-				vals[id] = *counts[id]
-			}
-			if err := db.tx(ctx, nil, func(t *sql.Tx) error { return bulkUpdateCounters(ctx, t, chunk, vals, o.HotAt) }); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// bulkRecount sets followers_count and following_count of ids to the
-// number of their active followers and following rows and deletes their
-// pending follow deltas, in one transaction per 500 accounts, so that
-// row + pending equals the truth again. It returns the values set
-// (followers, following) by account; accounts without a row are skipped.
-func (s *Store) bulkRecount(ctx context.Context, ids []sparrow.ID, hotAt int64) (map[sparrow.ID][2]int64, error) {
-	out := map[sparrow.ID][2]int64{}
-	var mu sync.Mutex
-	byDB := s.shards.groupByDB(ids)
-	err := bulkEach(ctx, bulkKeys(byDB), func(ctx context.Context, db *DB) error {
-		group := byDB[db]
-		slices.Sort(group)
-		for len(group) > 0 {
-			chunk := group[:min(len(group), 500)]
-			group = group[len(chunk):]
-			vals := make(map[sparrow.ID][2]int64, len(chunk))
-			err := db.tx(ctx, nil, func(t *sql.Tx) error {
-				for field, q := range []string{
-					"SELECT to_id, COUNT(*) FROM followers WHERE to_id IN (%s) AND state = 1 GROUP BY to_id",
-					"SELECT from_id, COUNT(*) FROM following WHERE from_id IN (%s) AND state = 1 GROUP BY from_id",
-				} {
-					rows, err := t.QueryContext(ctx, strings.Replace(q, "%s", placeholders(len(chunk)), 1), idArgs(chunk)...)
-					if err != nil {
-						return err
-					}
-					for rows.Next() {
-						var id, n int64
-						if err := rows.Scan(&id, &n); err != nil {
-							rows.Close()
-							return err
-						}
-						v := vals[sparrow.ID(id)]
-						v[field] = n
-						vals[sparrow.ID(id)] = v
-					}
-					rows.Close()
-					if err := rows.Err(); err != nil {
-						return err
-					}
-				}
-				if err := bulkUpdateCounters(ctx, t, chunk, vals, hotAt); err != nil {
-					return err
-				}
-				_, err := t.ExecContext(ctx, "DELETE FROM counter_deltas WHERE field IN (1, 2) AND target_id IN ("+placeholders(len(chunk))+")", idArgs(chunk)...)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			for _, id := range chunk {
-				out[id] = vals[id]
-			}
-			mu.Unlock()
-		}
-		return nil
-	})
-	return out, err
-}
-
-// bulkUpdateCounters sets the follow counters (and, if hotAt > 0, the hot
-// flag) of ids to vals (followers, following; absent = 0) in one statement.
-func bulkUpdateCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID, vals map[sparrow.ID][2]int64, hotAt int64) error {
-	var q strings.Builder
-	args := make([]any, 0, 7*len(ids))
-	q.WriteString("UPDATE accounts SET ")
-	for field, col := range []string{"followers_count", "following_count"} {
-		q.WriteString(col + " = CASE id")
-		for _, id := range ids {
-			q.WriteString(" WHEN ? THEN ?")
-			args = append(args, int64(id), vals[id][field])
-		}
-		q.WriteString(" END, ")
-	}
-	if hotAt > 0 {
-		q.WriteString("hot = CASE id")
-		for _, id := range ids {
-			q.WriteString(" WHEN ? THEN ?")
-			args = append(args, int64(id), boolInt(vals[id][0] >= hotAt))
-		}
-		q.WriteString(" END, ")
-	}
-	qs := strings.TrimSuffix(q.String(), ", ") + " WHERE id IN (" + placeholders(len(ids)) + ")"
-	_, err := t.ExecContext(ctx, qs, append(args, idArgs(ids)...)...)
-	return err
 }
 
 // bulkRow is a whole relation row, as read from either table.

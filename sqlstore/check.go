@@ -474,7 +474,7 @@ func (c *relChecker) counters(ctx context.Context, db *DB) error {
 			ids = append(ids, f.Account)
 		}
 		slices.Sort(ids)
-		if _, err := c.s.bulkRecount(ctx, slices.Compact(ids), 0); err != nil {
+		if err := c.s.RecountFollows(ctx, slices.Compact(ids), 0); err != nil {
 			return err
 		}
 		for i := range bad {
