@@ -41,23 +41,23 @@ func scanAccount(r scanner, n *int, extra bool) (*sparrow.Account, error) {
 // left behind by a sign-up that failed half-way (its account never appeared)
 // is taken over after a minute.
 func (s *Store) CreateAccount(ctx context.Context, a *sparrow.Account, events ...sparrow.Event) error {
-	if err := s.claimName(ctx, nameUsername, a.Username, a.ID, a.CreatedAt); err != nil {
+	if err := s.claimName(ctx, NameUsername, a.Username, a.ID, a.CreatedAt); err != nil {
 		return err
 	}
-	if err := s.claimName(ctx, nameEmail, a.Email, a.ID, a.CreatedAt); err != nil {
-		s.releaseName(ctx, nameUsername, a.Username, a.ID)
+	if err := s.claimName(ctx, NameEmail, a.Email, a.ID, a.CreatedAt); err != nil {
+		s.releaseName(ctx, NameUsername, a.Username, a.ID)
 		return err
 	}
 	db := s.shards.ForID(a.ID)
-	err := db.tx(ctx, events, func(t *sql.Tx) error {
+	err := db.Tx(ctx, events, func(t *sql.Tx) error {
 		_, err := t.ExecContext(ctx, "INSERT INTO accounts ("+accountCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			int64(a.ID), a.Username, a.Email, a.PasswordHash, a.DisplayName, a.Note, boolInt(a.Locked), boolInt(a.Bot),
 			a.CreatedAt.UnixMilli(), a.UpdatedAt.UnixMilli(), a.StatusesCount, a.FollowersCount, a.FollowingCount, int64(0), boolInt(a.Hot))
 		return err
 	})
 	if err != nil {
-		s.releaseName(ctx, nameUsername, a.Username, a.ID)
-		s.releaseName(ctx, nameEmail, a.Email, a.ID)
+		s.releaseName(ctx, NameUsername, a.Username, a.ID)
+		s.releaseName(ctx, NameEmail, a.Email, a.ID)
 	}
 	return err
 }
@@ -80,7 +80,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id sparrow.ID, u sparrow.Acco
 	}
 	var out *sparrow.Account
 	db := s.shards.ForID(id)
-	err := db.tx(ctx, events, func(t *sql.Tx) error {
+	err := db.Tx(ctx, events, func(t *sql.Tx) error {
 		res, err := t.ExecContext(ctx, "UPDATE accounts SET "+strings.Join(sets, ", ")+" WHERE id = ?", append(args, int64(id))...)
 		if err != nil {
 			return err
@@ -98,7 +98,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id sparrow.ID, u sparrow.Acco
 func (s *Store) Account(ctx context.Context, id sparrow.ID) (*sparrow.Account, error) {
 	db := s.shards.ForID(id)
 	a, err := scanAccount(db.queryRowR(ctx, "SELECT "+accountCols+" FROM accounts WHERE id = ?", int64(id)), nil, false)
-	return a, db.translate(err, "account")
+	return a, db.Translate(err, "account")
 }
 
 // Accounts multi-gets accounts, one query per physical store; in a context
@@ -114,7 +114,7 @@ func (s *Store) Accounts(ctx context.Context, ids []sparrow.ID) ([]*sparrow.Acco
 func (s *Store) AccountsSeenBy(ctx context.Context, viewer sparrow.ID, ids []sparrow.ID) ([]*sparrow.Account, map[sparrow.ID]bool, error) {
 	var out []*sparrow.Account
 	blockers := map[sparrow.ID]bool{}
-	for db, group := range s.shards.groupByDB(ids) {
+	for db, group := range s.shards.GroupByDB(ids) {
 		in, args := inIDs(group)
 		q := "SELECT " + accountCols + " FROM accounts WHERE id IN (" + in + ")"
 		if viewer != 0 {
@@ -139,7 +139,7 @@ func (s *Store) AccountsSeenBy(ctx context.Context, viewer sparrow.ID, ids []spa
 func queryAccounts(ctx context.Context, db *DB, q string, blocks bool, blockers map[sparrow.ID]bool, args ...any) ([]*sparrow.Account, error) {
 	rows, err := db.queryR(ctx, q, args...)
 	if err != nil {
-		return nil, db.translate(err, "accounts")
+		return nil, db.Translate(err, "accounts")
 	}
 	defer rows.Close()
 	var out []*sparrow.Account
@@ -147,24 +147,24 @@ func queryAccounts(ctx context.Context, db *DB, q string, blocks bool, blockers 
 		var blocking int
 		a, err := scanAccount(rows, &blocking, blocks)
 		if err != nil {
-			return nil, db.translate(err, "accounts")
+			return nil, db.Translate(err, "accounts")
 		}
 		if blocking != 0 {
 			blockers[a.ID] = true
 		}
 		out = append(out, a)
 	}
-	return out, db.translate(rows.Err(), "accounts")
+	return out, db.Translate(rows.Err(), "accounts")
 }
 
 // AccountsExist reads only the primary key of each store's accounts.
 func (s *Store) AccountsExist(ctx context.Context, ids []sparrow.ID) (map[sparrow.ID]bool, error) {
 	out := make(map[sparrow.ID]bool, len(ids))
-	for db, group := range s.shards.groupByDB(ids) {
+	for db, group := range s.shards.GroupByDB(ids) {
 		in, args := inIDs(group)
 		rows, err := db.queryR(ctx, "SELECT id FROM accounts WHERE id IN ("+in+")", args...)
 		if err != nil {
-			if err = db.translate(err, "accounts exist"); sparrow.SkipUnavailable(ctx, err) {
+			if err = db.Translate(err, "accounts exist"); sparrow.SkipUnavailable(ctx, err) {
 				continue // a partial read
 			}
 			return nil, err
@@ -173,13 +173,13 @@ func (s *Store) AccountsExist(ctx context.Context, ids []sparrow.ID) (map[sparro
 			var id int64
 			if err := rows.Scan(&id); err != nil {
 				rows.Close()
-				return nil, db.translate(err, "accounts exist")
+				return nil, db.Translate(err, "accounts exist")
 			}
 			out[sparrow.ID(id)] = true
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, db.translate(err, "accounts exist")
+			return nil, db.Translate(err, "accounts exist")
 		}
 	}
 	return out, nil
@@ -187,12 +187,12 @@ func (s *Store) AccountsExist(ctx context.Context, ids []sparrow.ID) (map[sparro
 
 // AccountByUsername resolves a username through its claim.
 func (s *Store) AccountByUsername(ctx context.Context, username string) (*sparrow.Account, error) {
-	return s.accountByName(ctx, nameUsername, username)
+	return s.accountByName(ctx, NameUsername, username)
 }
 
 // AccountByEmail resolves an email through its claim.
 func (s *Store) AccountByEmail(ctx context.Context, email string) (*sparrow.Account, error) {
-	return s.accountByName(ctx, nameEmail, email)
+	return s.accountByName(ctx, NameEmail, email)
 }
 
 func (s *Store) accountByName(ctx context.Context, kind int, name string) (*sparrow.Account, error) {

@@ -22,7 +22,7 @@ func (s *Store) CreateApp(ctx context.Context, a *sparrow.App) error {
 	_, err := db.W.ExecContext(ctx, "INSERT INTO apps (client_id, shard, id, name, website, redirect_uris, scopes, secret_hash, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
 		a.ClientID, sparrow.KeyShard(a.ClientID), int64(a.ID), a.Name, a.Website, strings.Join(a.RedirectURIs, "\n"),
 		a.Scopes.String(), a.SecretHash, a.CreatedAt.UnixMilli())
-	return db.translate(err, "create app")
+	return db.Translate(err, "create app")
 }
 
 const appCols = "client_id, id, name, website, redirect_uris, scopes, secret_hash, created_at"
@@ -45,7 +45,7 @@ func scanApp(db *DB, row scanner) (*sparrow.App, error) {
 	var created int64
 	err := row.Scan(&a.ClientID, &a.ID, &a.Name, &a.Website, &uris, &scopes, &a.SecretHash, &created)
 	if err != nil {
-		return nil, db.translate(err, "app")
+		return nil, db.Translate(err, "app")
 	}
 	a.RedirectURIs = strings.Split(uris, "\n")
 	a.Scopes, _ = sparrow.ParseScopes(scopes)
@@ -58,7 +58,7 @@ func (s *Store) CreateToken(ctx context.Context, t *sparrow.Token) error {
 	db := s.shards.For(hashShard(t.Hash))
 	_, err := db.W.ExecContext(ctx, "INSERT INTO tokens (hash, shard, app_id, account_id, scopes, created_at) VALUES (?,?,?,?,?,?)",
 		t.Hash, hashShard(t.Hash), int64(t.AppID), int64(t.AccountID), t.Scopes.String(), t.CreatedAt.UnixMilli())
-	return db.translate(err, "create token")
+	return db.Translate(err, "create token")
 }
 
 // Token returns a live token by hash, or ENotFound.
@@ -70,7 +70,7 @@ func (s *Store) Token(ctx context.Context, hash []byte) (*sparrow.Token, error) 
 	err := db.R.QueryRowContext(ctx, "SELECT app_id, account_id, scopes, created_at FROM tokens WHERE hash = ?", hash).
 		Scan(&t.AppID, &t.AccountID, &scopes, &created)
 	if err != nil {
-		return nil, db.translate(err, "token")
+		return nil, db.Translate(err, "token")
 	}
 	t.Scopes, _ = sparrow.ParseScopes(scopes)
 	t.CreatedAt = time.UnixMilli(created).UTC()
@@ -81,7 +81,7 @@ func (s *Store) Token(ctx context.Context, hash []byte) (*sparrow.Token, error) 
 func (s *Store) RevokeToken(ctx context.Context, hash []byte) error {
 	db := s.shards.For(hashShard(hash))
 	_, err := db.W.ExecContext(ctx, "DELETE FROM tokens WHERE hash = ?", hash)
-	return db.translate(err, "revoke token")
+	return db.Translate(err, "revoke token")
 }
 
 // CreateAuthCode stores a one-time code.
@@ -89,14 +89,14 @@ func (s *Store) CreateAuthCode(ctx context.Context, c *sparrow.AuthCode) error {
 	db := s.shards.For(hashShard(c.Hash))
 	_, err := db.W.ExecContext(ctx, "INSERT INTO auth_codes (hash, shard, app_id, account_id, redirect_uri, scopes, code_challenge, expires_at) VALUES (?,?,?,?,?,?,?,?)",
 		c.Hash, hashShard(c.Hash), int64(c.AppID), int64(c.AccountID), c.RedirectURI, c.Scopes.String(), c.CodeChallenge, c.ExpiresAt.UnixMilli())
-	return db.translate(err, "create code")
+	return db.Translate(err, "create code")
 }
 
 // TakeAuthCode deletes and returns a code in one transaction, so it works once.
 func (s *Store) TakeAuthCode(ctx context.Context, hash []byte) (*sparrow.AuthCode, error) {
 	db := s.shards.For(hashShard(hash))
 	c := sparrow.AuthCode{Hash: hash}
-	err := db.tx(ctx, nil, func(t *sql.Tx) error {
+	err := db.Tx(ctx, nil, func(t *sql.Tx) error {
 		var scopes string
 		var expires int64
 		if err := t.QueryRowContext(ctx, "SELECT app_id, account_id, redirect_uri, scopes, code_challenge, expires_at FROM auth_codes WHERE hash = ?", hash).

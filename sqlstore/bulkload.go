@@ -7,7 +7,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,7 +120,7 @@ func (s *Store) BulkLoadAccounts(ctx context.Context, ids []sparrow.ID, o BulkOp
 		ids = ids[1:]
 	}
 	var res AccountsLoad
-	byDB := s.shards.groupByDB(ids)
+	byDB := s.shards.GroupByDB(ids)
 	var missing []sparrow.ID
 	for db, group := range byDB {
 		have, err := bulkExisting(ctx, db, group)
@@ -145,7 +144,7 @@ func (s *Store) BulkLoadAccounts(ctx context.Context, ids []sparrow.ID, o BulkOp
 	for _, id := range missing {
 		user := "u" + id.String()
 		for kind, name := range []string{user, user + "@" + PlaceholderEmailDomain} {
-			key, norm := nameKey(kind, name)
+			key, norm := NameKey(kind, name)
 			db := s.shards.ForKey(key)
 			claims[db] = append(claims[db], bulkClaim{kind, norm, id})
 		}
@@ -170,15 +169,15 @@ func (s *Store) BulkLoadAccounts(ctx context.Context, ids []sparrow.ID, o BulkOp
 					}
 					continue
 				}
-				key, _ := nameKey(c.kind, c.name)
+				key, _ := NameKey(c.kind, c.name)
 				args = append(args, c.kind, c.name, sparrow.KeyShard(key), int64(c.id), now)
 			}
 			if len(args) == 0 {
 				continue
 			}
 			if _, err := db.W.ExecContext(ctx, db.Dialect.InsertIgnore+" INTO account_names (kind, name, shard, account_id, created_at) VALUES "+
-				bulkTuples(5, len(args)/5), args...); err != nil {
-				return db.translate(err, "bulk claims")
+				RepeatRow(5, len(args)/5), args...); err != nil {
+				return db.Translate(err, "bulk claims")
 			}
 		}
 		mu.Lock()
@@ -191,7 +190,7 @@ func (s *Store) BulkLoadAccounts(ctx context.Context, ids []sparrow.ID, o BulkOp
 	}
 
 	const cols = "id, username, email, password_hash, display_name, note, created_at, updated_at"
-	newByDB := s.shards.groupByDB(missing)
+	newByDB := s.shards.GroupByDB(missing)
 	err = bulkEach(ctx, bulkKeys(newByDB), func(ctx context.Context, db *DB) error {
 		group := newByDB[db]
 		n, err := bulkInsert(ctx, db, db.Dialect.InsertIgnore+" INTO accounts ("+cols+") VALUES ", "", 8, len(group), o,
@@ -213,21 +212,21 @@ func bulkExisting(ctx context.Context, db *DB, ids []sparrow.ID) (map[sparrow.ID
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), 1000)]
 		ids = ids[len(chunk):]
-		rows, err := db.R.QueryContext(ctx, "SELECT id FROM accounts WHERE id IN ("+placeholders(len(chunk))+")", idArgs(chunk)...)
+		rows, err := db.R.QueryContext(ctx, "SELECT id FROM accounts WHERE id IN ("+Placeholders(len(chunk))+")", IDArgs(chunk)...)
 		if err != nil {
-			return nil, db.translate(err, "bulk accounts")
+			return nil, db.Translate(err, "bulk accounts")
 		}
 		for rows.Next() {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
 				rows.Close()
-				return nil, db.translate(err, "bulk accounts")
+				return nil, db.Translate(err, "bulk accounts")
 			}
 			have[sparrow.ID(id)] = true
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, db.translate(err, "bulk accounts")
+			return nil, db.Translate(err, "bulk accounts")
 		}
 	}
 	return have, nil
@@ -252,9 +251,9 @@ func bulkClaimed(ctx context.Context, db *DB, chunk []bulkClaim) (map[bulkNameKe
 	for _, c := range chunk {
 		args = append(args, c.kind, c.name)
 	}
-	rows, err := db.R.QueryContext(ctx, "SELECT kind, name, account_id FROM account_names WHERE (kind, name) IN ("+bulkTuples(2, len(chunk))+")", args...)
+	rows, err := db.R.QueryContext(ctx, "SELECT kind, name, account_id FROM account_names WHERE (kind, name) IN ("+RepeatRow(2, len(chunk))+")", args...)
 	if err != nil {
-		return nil, db.translate(err, "bulk claims")
+		return nil, db.Translate(err, "bulk claims")
 	}
 	defer rows.Close()
 	out := map[bulkNameKey]sparrow.ID{}
@@ -263,11 +262,11 @@ func bulkClaimed(ctx context.Context, db *DB, chunk []bulkClaim) (map[bulkNameKe
 		var name string
 		var id int64
 		if err := rows.Scan(&kind, &name, &id); err != nil {
-			return nil, db.translate(err, "bulk claims")
+			return nil, db.Translate(err, "bulk claims")
 		}
 		out[bulkNameKey{kind, name}] = sparrow.ID(id)
 	}
-	return out, db.translate(rows.Err(), "bulk claims")
+	return out, db.Translate(rows.Err(), "bulk claims")
 }
 
 // FollowsLoad reports a BulkLoadFollows.
@@ -521,7 +520,7 @@ func (s *Store) bulkFresh(ctx context.Context) (bool, error) {
 				return false, nil
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
-				return false, db.translate(err, "bulk")
+				return false, db.Translate(err, "bulk")
 			}
 		}
 	}
@@ -543,7 +542,7 @@ func (s *Store) bulkRelax(ctx context.Context) (func() error, error) {
 			// the writer pool has one connection, so these run where the load ran
 			_, e1 := sv.db.W.ExecContext(ctx, "PRAGMA synchronous = "+strconv.Itoa(sv.sync))
 			_, e2 := sv.db.W.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
-			err = errors.Join(err, sv.db.translate(e1, "restore synchronous"), sv.db.translate(e2, "checkpoint"))
+			err = errors.Join(err, sv.db.Translate(e1, "restore synchronous"), sv.db.Translate(e2, "checkpoint"))
 		}
 		return err
 	}
@@ -553,10 +552,10 @@ func (s *Store) bulkRelax(ctx context.Context) (func() error, error) {
 		}
 		var cur int
 		if err := db.W.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&cur); err != nil {
-			return nil, errors.Join(db.translate(err, "synchronous"), restore())
+			return nil, errors.Join(db.Translate(err, "synchronous"), restore())
 		}
 		if _, err := db.W.ExecContext(ctx, "PRAGMA synchronous = OFF"); err != nil {
-			return nil, errors.Join(db.translate(err, "synchronous"), restore())
+			return nil, errors.Join(db.Translate(err, "synchronous"), restore())
 		}
 		done = append(done, saved{db, cur})
 	}
@@ -580,7 +579,7 @@ func (s *Store) bulkMirror(ctx context.Context, dbs []*DB, fwd [][]bulkEdge, o B
 				args = append(args, e.a, e.b)
 				local[sparrow.ID(e.a)], local[sparrow.ID(e.b)] = struct{}{}, struct{}{}
 			}
-			rows, err := bulkQueryRows(ctx, db, db.R, "SELECT "+bulkRowCols+" FROM following WHERE (from_id, to_id) IN ("+bulkTuples(2, len(chunk))+")", args...)
+			rows, err := db.QueryRelationRows(ctx, "SELECT "+EdgeColumns+" FROM following WHERE (from_id, to_id) IN ("+RepeatRow(2, len(chunk))+")", args...)
 			if err != nil {
 				return err
 			}
@@ -601,59 +600,12 @@ func (s *Store) bulkMirror(ctx context.Context, dbs []*DB, fwd [][]bulkEdge, o B
 	return bulkKeys(touched), err
 }
 
-// bulkRow is a whole relation row, as read from either table.
-type bulkRow struct {
-	From, To                   sparrow.ID
-	State, Reblogs, Notify     int
-	Version, EdgeID, UpdatedAt int64
-}
-
-// bulkRowCols selects a bulkRow from following or followers.
-const bulkRowCols = "from_id, to_id, state, version, edge_id, reblogs, notify, updated_at"
-
-type bulkQuerier interface {
-	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
-}
-
-// bulkQueryRows runs a query that selects bulkRowCols.
-func bulkQueryRows(ctx context.Context, db *DB, q bulkQuerier, query string, args ...any) ([]bulkRow, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, db.translate(err, "relation rows")
-	}
-	defer rows.Close()
-	var out []bulkRow
-	for rows.Next() {
-		var r bulkRow
-		var from, to int64
-		if err := rows.Scan(&from, &to, &r.State, &r.Version, &r.EdgeID, &r.Reblogs, &r.Notify, &r.UpdatedAt); err != nil {
-			return nil, db.translate(err, "relation rows")
-		}
-		r.From, r.To = sparrow.ID(from), sparrow.ID(to)
-		out = append(out, r)
-	}
-	return out, db.translate(rows.Err(), "relation rows")
-}
-
 // bulkUpsertFollowers makes the followers rows of rows (all with targets on db)
 // equal to them, unless a stored row has a newer version.
-func bulkUpsertFollowers(ctx context.Context, db *DB, rows []bulkRow, o BulkOptions) error {
-	tail := " ON CONFLICT (to_id, from_id) DO UPDATE SET state = excluded.state, version = excluded.version, " +
-		"edge_id = excluded.edge_id, reblogs = excluded.reblogs, notify = excluded.notify, updated_at = excluded.updated_at " +
-		"WHERE excluded.version >= followers.version"
-	if db.Dialect.Name == "mysql" {
-		var sets []string
-		// version last: MySQL assigns left to right, so the guards see the old version
-		for _, c := range []string{"state", "edge_id", "reblogs", "notify", "updated_at", "version"} {
-			sets = append(sets, c+" = IF(VALUES(version) >= version, VALUES("+c+"), "+c+")")
-		}
-		tail = " ON DUPLICATE KEY UPDATE " + strings.Join(sets, ", ")
-	}
-	_, err := bulkInsert(ctx, db, "INSERT INTO followers (to_id, from_id, state, version, edge_id, reblogs, notify, updated_at) VALUES ", tail, 8, len(rows), o,
-		func(args []any, i int) []any {
-			r := rows[i]
-			return append(args, int64(r.To), int64(r.From), r.State, r.Version, r.EdgeID, r.Reblogs, r.Notify, r.UpdatedAt)
-		})
+func bulkUpsertFollowers(ctx context.Context, db *DB, rows []RelationRow, o BulkOptions) error {
+	head, tail := FollowersMirror(db.Dialect)
+	_, err := bulkInsert(ctx, db, head, tail, FollowersMirrorColumns, len(rows), o,
+		func(args []any, i int) []any { return rows[i].AppendFollowersValues(args) })
 	return err
 }
 
@@ -663,23 +615,23 @@ type bulkSinks struct {
 	s   *Store
 	o   BulkOptions
 	mu  sync.Mutex
-	buf map[*DB][]bulkRow
+	buf map[*DB][]RelationRow
 }
 
 func newBulkSinks(s *Store, o BulkOptions) *bulkSinks {
-	return &bulkSinks{s: s, o: o, buf: map[*DB][]bulkRow{}}
+	return &bulkSinks{s: s, o: o, buf: map[*DB][]RelationRow{}}
 }
 
 // add buffers rows, and writes the buffers that are full.
-func (k *bulkSinks) add(ctx context.Context, rows []bulkRow) error {
-	var full map[*DB][]bulkRow
+func (k *bulkSinks) add(ctx context.Context, rows []RelationRow) error {
+	var full map[*DB][]RelationRow
 	k.mu.Lock()
 	for _, r := range rows {
 		db := k.s.shards.ForID(r.To)
 		k.buf[db] = append(k.buf[db], r)
 		if len(k.buf[db]) >= k.o.TxRows {
 			if full == nil {
-				full = map[*DB][]bulkRow{}
+				full = map[*DB][]RelationRow{}
 			}
 			full[db], k.buf[db] = k.buf[db], nil
 		}
@@ -697,7 +649,7 @@ func (k *bulkSinks) add(ctx context.Context, rows []bulkRow) error {
 func (k *bulkSinks) flush(ctx context.Context) error {
 	k.mu.Lock()
 	buf := k.buf
-	k.buf = map[*DB][]bulkRow{}
+	k.buf = map[*DB][]RelationRow{}
 	k.mu.Unlock()
 	return bulkEach(ctx, bulkKeys(buf), func(ctx context.Context, db *DB) error {
 		return bulkUpsertFollowers(ctx, db, buf[db], k.o)
@@ -717,11 +669,11 @@ func bulkInsert(ctx context.Context, db *DB, head, tail string, ncols, n int, o 
 	if db.Dialect.Name == "sqlite" {
 		batch = min(batch, sqliteMaxVars/ncols)
 	}
-	full := head + bulkTuples(ncols, batch) + tail
+	full := head + RepeatRow(ncols, batch) + tail
 	args := make([]any, 0, ncols*batch)
 	for start := 0; start < n; {
 		end := min(n, start+o.TxRows)
-		err := db.tx(ctx, nil, func(t *sql.Tx) error {
+		err := db.Tx(ctx, nil, func(t *sql.Tx) error {
 			var stmt *sql.Stmt
 			defer func() {
 				if stmt != nil {
@@ -747,7 +699,7 @@ func bulkInsert(ctx context.Context, db *DB, head, tail string, ncols, n int, o 
 				case m == batch:
 					res, err = t.ExecContext(ctx, full, args...)
 				default:
-					res, err = t.ExecContext(ctx, head+bulkTuples(ncols, m)+tail, args...)
+					res, err = t.ExecContext(ctx, head+RepeatRow(ncols, m)+tail, args...)
 				}
 				if err != nil {
 					return err
@@ -806,7 +758,7 @@ func bulkInsertLiteral(ctx context.Context, db *DB, head string, rows []bulkEdge
 	for len(rows) > 0 {
 		txRows := rows[:min(len(rows), o.TxRows)]
 		rows = rows[len(txRows):]
-		err := db.tx(ctx, nil, func(t *sql.Tx) error {
+		err := db.Tx(ctx, nil, func(t *sql.Tx) error {
 			n, err := bulkLiteralStatements(ctx, t, head, txRows, now, o)
 			affected += n
 			return err
@@ -849,20 +801,6 @@ func bulkLiteralStatements(ctx context.Context, t *sql.Tx, head string, rows []b
 		o.Progress(len(batch))
 	}
 	return affected, nil
-}
-
-// bulkTuples returns n comma-separated tuples of ncols placeholders.
-func bulkTuples(ncols, n int) string {
-	row := "(" + placeholders(ncols) + ")"
-	var b strings.Builder
-	b.Grow(n * (len(row) + 1))
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(row)
-	}
-	return b.String()
 }
 
 // bulkEach runs fn for every item concurrently and returns the first error;

@@ -44,8 +44,8 @@ func (s *Store) BulkLoadComments(ctx context.Context, root *sparrow.Status, comm
 					int64(root.ID), int64(root.AccountID), int64(0), int64(0), "", "", "", int64(0), c.At.UnixMilli(), int64(0), int64(0),
 					int64(1), int64(0), int64(0), int64(0), int64(0), int64(0))
 			}
-			if err := db.tx(ctx, nil, func(t *sql.Tx) error {
-				_, err := t.ExecContext(ctx, "INSERT INTO statuses ("+statusCols+") VALUES "+repeatRow(25, len(part)), args...)
+			if err := db.Tx(ctx, nil, func(t *sql.Tx) error {
+				_, err := t.ExecContext(ctx, "INSERT INTO statuses ("+StatusColumns+") VALUES "+RepeatRow(25, len(part)), args...)
 				return err
 			}); err != nil {
 				return err
@@ -55,7 +55,7 @@ func (s *Store) BulkLoadComments(ctx context.Context, root *sparrow.Status, comm
 	rootDB := s.shards.ForID(root.ID)
 	var ever int64
 	if err := rootDB.R.QueryRowContext(ctx, "SELECT replies_ever FROM statuses WHERE id = ?", int64(root.ID)).Scan(&ever); err != nil {
-		return rootDB.translate(err, "bulk comments")
+		return rootDB.Translate(err, "bulk comments")
 	}
 	for start := 0; start < len(comments); start += batch {
 		part := comments[start:min(start+batch, len(comments))]
@@ -64,15 +64,15 @@ func (s *Store) BulkLoadComments(ctx context.Context, root *sparrow.Status, comm
 			n := ever + int64(start+i) + 1
 			args = append(args, int64(root.ID), int(sparrow.RefComment), int((n-1)/int64(pageSize)), int64(c.ID), int64(c.Author), c.At.UnixMilli())
 		}
-		if err := rootDB.tx(ctx, nil, func(t *sql.Tx) error {
-			_, err := t.ExecContext(ctx, "INSERT INTO status_relations ("+refCols+") VALUES "+repeatRow(6, len(part)), args...)
+		if err := rootDB.Tx(ctx, nil, func(t *sql.Tx) error {
+			_, err := t.ExecContext(ctx, "INSERT INTO status_relations ("+StatusRelationColumns+") VALUES "+RepeatRow(6, len(part)), args...)
 			return err
 		}); err != nil {
 			return err
 		}
 	}
 	n := int64(len(comments))
-	if err := rootDB.tx(ctx, nil, func(t *sql.Tx) error {
+	if err := rootDB.Tx(ctx, nil, func(t *sql.Tx) error {
 		_, err := t.ExecContext(ctx, "UPDATE statuses SET replies_ever = replies_ever + ?, replies_count = replies_count + ? WHERE id = ?", n, n, int64(root.ID))
 		return err
 	}); err != nil {
@@ -80,7 +80,7 @@ func (s *Store) BulkLoadComments(ctx context.Context, root *sparrow.Status, comm
 	}
 	for author, k := range perAuthor {
 		db := s.shards.ForID(author)
-		if err := db.tx(ctx, nil, func(t *sql.Tx) error {
+		if err := db.Tx(ctx, nil, func(t *sql.Tx) error {
 			_, err := t.ExecContext(ctx, "UPDATE accounts SET statuses_count = statuses_count + ? WHERE id = ?", k, int64(author))
 			return err
 		}); err != nil {
@@ -102,10 +102,10 @@ func (s *Store) BulkLoadFavourites(ctx context.Context, status sparrow.ID, accou
 	write := func(db *DB, table string, part []sparrow.Edge) error {
 		args := make([]any, 0, len(part)*len(edgeCols))
 		for _, e := range part {
-			args = append(args, edgeArgs(e)...)
+			args = append(args, EdgeArgs(e)...)
 		}
-		return db.tx(ctx, nil, func(t *sql.Tx) error {
-			_, err := t.ExecContext(ctx, db.Dialect.InsertIgnore+" INTO "+table+" ("+edgeSelect+") VALUES "+repeatRow(len(edgeCols), len(part)), args...)
+		return db.Tx(ctx, nil, func(t *sql.Tx) error {
+			_, err := t.ExecContext(ctx, db.Dialect.InsertIgnore+" INTO "+table+" ("+EdgeColumns+") VALUES "+RepeatRow(len(edgeCols), len(part)), args...)
 			return err
 		})
 	}
@@ -126,7 +126,7 @@ func (s *Store) BulkLoadFavourites(ctx context.Context, status sparrow.ID, accou
 			return err
 		}
 	}
-	return statusDB.tx(ctx, nil, func(t *sql.Tx) error {
+	return statusDB.Tx(ctx, nil, func(t *sql.Tx) error {
 		_, err := t.ExecContext(ctx, "UPDATE statuses SET favourites_count = favourites_count + ? WHERE id = ?", len(edges), int64(status))
 		return err
 	})

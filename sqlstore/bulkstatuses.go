@@ -127,7 +127,7 @@ func (s *Store) BulkLoadStatuses(ctx context.Context, sts []BulkStatus, o BulkOp
 			chunk := ids[:min(len(ids), 500)]
 			ids = ids[len(chunk):]
 			var n int
-			if err := db.tx(ctx, nil, func(t *sql.Tx) error {
+			if err := db.Tx(ctx, nil, func(t *sql.Tx) error {
 				var err error
 				n, err = bulkStatusCounters(ctx, t, chunk)
 				return err
@@ -163,7 +163,7 @@ func bulkVisibility(v sparrow.Visibility) sparrow.Visibility {
 func bulkStatusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, error) {
 	type acc struct{ count, last int64 }
 	vals := make(map[sparrow.ID]*acc, len(ids))
-	rows, err := t.QueryContext(ctx, "SELECT id, last_status_at FROM accounts WHERE id IN ("+placeholders(len(ids))+")", idArgs(ids)...)
+	rows, err := t.QueryContext(ctx, "SELECT id, last_status_at FROM accounts WHERE id IN ("+Placeholders(len(ids))+")", IDArgs(ids)...)
 	if err != nil {
 		return 0, err
 	}
@@ -180,7 +180,7 @@ func bulkStatusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, 
 		return 0, err
 	}
 	rows, err = t.QueryContext(ctx, "SELECT account_id, COUNT(*), MAX(created_at) FROM statuses WHERE account_id IN ("+
-		placeholders(len(ids))+") AND deleted_at = 0 GROUP BY account_id", idArgs(ids)...)
+		Placeholders(len(ids))+") AND deleted_at = 0 GROUP BY account_id", IDArgs(ids)...)
 	if err != nil {
 		return 0, err
 	}
@@ -219,7 +219,7 @@ func bulkStatusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, 
 		q.WriteString(" WHEN ? THEN ?")
 		args = append(args, int64(id), vals[id].last)
 	}
-	q.WriteString(" END WHERE id IN (" + placeholders(len(present)) + ")")
-	_, err = t.ExecContext(ctx, q.String(), append(args, idArgs(present)...)...)
+	q.WriteString(" END WHERE id IN (" + Placeholders(len(present)) + ")")
+	_, err = t.ExecContext(ctx, q.String(), append(args, IDArgs(present)...)...)
 	return len(present), err
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"sync"
@@ -162,19 +163,19 @@ func (c *relChecker) emit(fs ...Finding) {
 
 // scan streams table's rows on db in primary-key order (first, second), a
 // page at a time.
-func (c *relChecker) scan(ctx context.Context, db *DB, table, first, second string, page func([]bulkRow) error) error {
+func (c *relChecker) scan(ctx context.Context, db *DB, table, first, second string, page func([]RelationRow) error) error {
 	where := "(" + first + ", " + second + ") > (?, ?)"
 	if db.Dialect.Name == "mysql" {
 		where = first + " > ? OR (" + first + " = ? AND " + second + " > ?)" // MariaDB ranges this, not a row comparison
 	}
-	q := "SELECT " + bulkRowCols + " FROM " + table + " WHERE " + where + " ORDER BY " + first + ", " + second + " LIMIT ?"
+	q := "SELECT " + EdgeColumns + " FROM " + table + " WHERE " + where + " ORDER BY " + first + ", " + second + " LIMIT ?"
 	var a, b int64 // ids are positive: (0, 0) precedes every key
 	for {
 		args := []any{a, b, checkPage}
 		if db.Dialect.Name == "mysql" {
 			args = []any{a, a, b, checkPage}
 		}
-		rows, err := bulkQueryRows(ctx, db, db.R, q, args...)
+		rows, err := db.QueryRelationRows(ctx, q, args...)
 		if err != nil || len(rows) == 0 {
 			return err
 		}
@@ -194,7 +195,7 @@ func (c *relChecker) scan(ctx context.Context, db *DB, table, first, second stri
 
 // checkFetch returns the followers (or following) rows on db of the pairs of
 // rows, keyed [from, to].
-func checkFetch(ctx context.Context, db *DB, followers bool, rows []bulkRow) (map[[2]sparrow.ID]bulkRow, error) {
+func checkFetch(ctx context.Context, db *DB, followers bool, rows []RelationRow) (map[[2]sparrow.ID]RelationRow, error) {
 	table, key := "following", "(from_id, to_id)"
 	if followers {
 		table, key = "followers", "(to_id, from_id)"
@@ -207,18 +208,18 @@ func checkFetch(ctx context.Context, db *DB, followers bool, rows []bulkRow) (ma
 			args = append(args, int64(r.From), int64(r.To))
 		}
 	}
-	got, err := bulkQueryRows(ctx, db, db.R, "SELECT "+bulkRowCols+" FROM "+table+" WHERE "+key+" IN ("+bulkTuples(2, len(rows))+")", args...)
+	got, err := db.QueryRelationRows(ctx, "SELECT "+EdgeColumns+" FROM "+table+" WHERE "+key+" IN ("+RepeatRow(2, len(rows))+")", args...)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[[2]sparrow.ID]bulkRow, len(got))
+	out := make(map[[2]sparrow.ID]RelationRow, len(got))
 	for _, r := range got {
 		out[[2]sparrow.ID{r.From, r.To}] = r
 	}
 	return out, nil
 }
 
-func checkDescribe(r bulkRow) string {
+func checkDescribe(r RelationRow) string {
 	state := "removed"
 	if r.State == 1 {
 		state = "active"
@@ -232,7 +233,7 @@ func (c *relChecker) forward(ctx context.Context, db *DB) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workers := checkWorkers(db)
-	pages := make(chan []bulkRow, workers)
+	pages := make(chan []RelationRow, workers)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
 	for range workers {
@@ -250,7 +251,7 @@ func (c *relChecker) forward(ctx context.Context, db *DB) error {
 			}
 		}()
 	}
-	err := c.scan(ctx, db, "following", "from_id", "to_id", func(page []bulkRow) error {
+	err := c.scan(ctx, db, "following", "from_id", "to_id", func(page []RelationRow) error {
 		select {
 		case pages <- page:
 			return nil
@@ -269,11 +270,11 @@ func (c *relChecker) forward(ctx context.Context, db *DB) error {
 
 // lookupPage checks a page of following rows, one batched lookup per target
 // store and checkLookup rows.
-func (c *relChecker) lookupPage(ctx context.Context, page []bulkRow) error {
+func (c *relChecker) lookupPage(ctx context.Context, page []RelationRow) error {
 	c.mu.Lock()
 	c.sum.Following += int64(len(page))
 	c.mu.Unlock()
-	byTarget := map[*DB][]bulkRow{}
+	byTarget := map[*DB][]RelationRow{}
 	for _, r := range page {
 		t := c.s.shards.ForID(r.To)
 		byTarget[t] = append(byTarget[t], r)
@@ -291,13 +292,13 @@ func (c *relChecker) lookupPage(ctx context.Context, page []bulkRow) error {
 }
 
 // compare checks following rows against their followers rows on t.
-func (c *relChecker) compare(ctx context.Context, t *DB, rows []bulkRow) error {
+func (c *relChecker) compare(ctx context.Context, t *DB, rows []RelationRow) error {
 	found, err := checkFetch(ctx, t, true, rows)
 	if err != nil {
 		return err
 	}
 	var fs []Finding
-	var fix []bulkRow
+	var fix []RelationRow
 	for _, r := range rows {
 		f, ok := found[[2]sparrow.ID{r.From, r.To}]
 		var kind FindingKind
@@ -324,7 +325,15 @@ func (c *relChecker) compare(ctx context.Context, t *DB, rows []bulkRow) error {
 		fs = append(fs, Finding{Kind: kind, From: r.From, To: r.To, Detail: detail, Repaired: fixable && c.repair})
 	}
 	if len(fix) > 0 {
-		if err := bulkUpsertFollowers(ctx, t, fix, BulkOptions{}.withDefaults()); err != nil {
+		head, tail := FollowersMirror(t.Dialect)
+		args := make([]any, 0, FollowersMirrorColumns*len(fix))
+		for _, r := range fix {
+			args = r.AppendFollowersValues(args)
+		}
+		if err := t.Tx(ctx, nil, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, head+RepeatRow(FollowersMirrorColumns, len(fix))+tail, args...)
+			return err
+		}); err != nil {
 			return err
 		}
 	}
@@ -346,7 +355,7 @@ func (c *relChecker) compare(ctx context.Context, t *DB, rows []bulkRow) error {
 func (c *relChecker) orphans(ctx context.Context, db *DB) error {
 	var total int64
 	if err := db.R.QueryRowContext(ctx, "SELECT COUNT(*) FROM followers").Scan(&total); err != nil {
-		return db.translate(err, "check followers")
+		return db.Translate(err, "check followers")
 	}
 	c.mu.Lock()
 	c.sum.Followers += total
@@ -356,9 +365,9 @@ func (c *relChecker) orphans(ctx context.Context, db *DB) error {
 		return nil
 	}
 	// Rows behind the keyset cursor may be deleted while the scan goes on.
-	return c.scan(ctx, db, "followers", "to_id", "from_id", func(page []bulkRow) error {
-		var orphans []bulkRow
-		bySource := map[*DB][]bulkRow{}
+	return c.scan(ctx, db, "followers", "to_id", "from_id", func(page []RelationRow) error {
+		var orphans []RelationRow
+		bySource := map[*DB][]RelationRow{}
 		for _, r := range page {
 			if c.s.shards.ForID(r.To) != db {
 				orphans = append(orphans, r) // misplaced: no lookup will ever find it here
@@ -388,7 +397,7 @@ func (c *relChecker) orphans(ctx context.Context, db *DB) error {
 
 // dropOrphans reports orphan followers rows of db and, with repair, deletes
 // them.
-func (c *relChecker) dropOrphans(ctx context.Context, db *DB, orphans []bulkRow) error {
+func (c *relChecker) dropOrphans(ctx context.Context, db *DB, orphans []RelationRow) error {
 	if len(orphans) == 0 {
 		return nil
 	}
@@ -400,8 +409,8 @@ func (c *relChecker) dropOrphans(ctx context.Context, db *DB, orphans []bulkRow)
 			for _, r := range chunk {
 				args = append(args, int64(r.To), int64(r.From))
 			}
-			if _, err := db.W.ExecContext(ctx, "DELETE FROM followers WHERE (to_id, from_id) IN ("+bulkTuples(2, len(chunk))+")", args...); err != nil {
-				return db.translate(err, "delete orphans")
+			if _, err := db.W.ExecContext(ctx, "DELETE FROM followers WHERE (to_id, from_id) IN ("+RepeatRow(2, len(chunk))+")", args...); err != nil {
+				return db.Translate(err, "delete orphans")
 			}
 		}
 		c.mu.Lock()
@@ -494,7 +503,7 @@ type checkAccount struct {
 func checkAccountPage(ctx context.Context, db *DB, last int64) ([]checkAccount, error) {
 	rs, err := db.R.QueryContext(ctx, "SELECT id, followers_count, following_count FROM accounts WHERE id > ? ORDER BY id LIMIT ?", last, checkPage)
 	if err != nil {
-		return nil, db.translate(err, "check accounts")
+		return nil, db.Translate(err, "check accounts")
 	}
 	defer rs.Close()
 	var out []checkAccount
@@ -502,28 +511,28 @@ func checkAccountPage(ctx context.Context, db *DB, last int64) ([]checkAccount, 
 		var a checkAccount
 		var id int64
 		if err := rs.Scan(&id, &a.stored[0], &a.stored[1]); err != nil {
-			return nil, db.translate(err, "check accounts")
+			return nil, db.Translate(err, "check accounts")
 		}
 		a.id = sparrow.ID(id)
 		out = append(out, a)
 	}
-	return out, db.translate(rs.Err(), "check accounts")
+	return out, db.Translate(rs.Err(), "check accounts")
 }
 
 // checkGroupCounts runs a query of (id, count) rows into a map.
 func checkGroupCounts(ctx context.Context, db *DB, q string, args ...any) (map[sparrow.ID]int64, error) {
 	rs, err := db.R.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, db.translate(err, "check counts")
+		return nil, db.Translate(err, "check counts")
 	}
 	defer rs.Close()
 	out := map[sparrow.ID]int64{}
 	for rs.Next() {
 		var id, n int64
 		if err := rs.Scan(&id, &n); err != nil {
-			return nil, db.translate(err, "check counts")
+			return nil, db.Translate(err, "check counts")
 		}
 		out[sparrow.ID(id)] = n
 	}
-	return out, db.translate(rs.Err(), "check counts")
+	return out, db.Translate(rs.Err(), "check counts")
 }

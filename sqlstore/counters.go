@@ -36,7 +36,7 @@ func (s *Store) FlushCounters(ctx context.Context, store int, limit int, hot, co
 	}
 	db := dbs[store]
 	n := 0
-	err := db.tx(ctx, nil, func(t *sql.Tx) error {
+	err := db.Tx(ctx, nil, func(t *sql.Tx) error {
 		rows, err := t.QueryContext(ctx, "SELECT id, target_id, field, delta FROM counter_deltas ORDER BY id LIMIT ?"+forUpdate(db.Dialect), limit)
 		if err != nil {
 			return err
@@ -80,7 +80,7 @@ func (s *Store) FlushCounters(ctx context.Context, store int, limit int, hot, co
 				return err
 			}
 		}
-		if _, err := t.ExecContext(ctx, "DELETE FROM counter_deltas WHERE id IN ("+placeholders(len(ids))+")", idArgs(ids)...); err != nil {
+		if _, err := t.ExecContext(ctx, "DELETE FROM counter_deltas WHERE id IN ("+Placeholders(len(ids))+")", IDArgs(ids)...); err != nil {
 			return err
 		}
 		n = len(ids)
@@ -125,7 +125,7 @@ func (s *Store) SetFollowCounts(ctx context.Context, counts map[sparrow.ID]*[2]i
 		for _, id := range chunk {
 			vals[id] = *counts[id]
 		}
-		return db.tx(ctx, nil, func(t *sql.Tx) error { return setFollowCounts(ctx, t, chunk, vals, hotAt) })
+		return db.Tx(ctx, nil, func(t *sql.Tx) error { return setFollowCounts(ctx, t, chunk, vals, hotAt) })
 	})
 }
 
@@ -139,13 +139,13 @@ func (s *Store) SetFollowCounts(ctx context.Context, counts map[sparrow.ID]*[2]i
 // concurrently may be counted twice or not at all.
 func (s *Store) RecountFollows(ctx context.Context, ids []sparrow.ID, hotAt int64) error {
 	return s.eachDB(ctx, ids, func(ctx context.Context, db *DB, chunk []sparrow.ID) error {
-		return db.tx(ctx, nil, func(t *sql.Tx) error {
+		return db.Tx(ctx, nil, func(t *sql.Tx) error {
 			vals := make(map[sparrow.ID][2]int64, len(chunk))
 			for field, q := range []string{
 				"SELECT to_id, COUNT(*) FROM followers WHERE to_id IN (%s) AND state = 1 GROUP BY to_id",
 				"SELECT from_id, COUNT(*) FROM following WHERE from_id IN (%s) AND state = 1 GROUP BY from_id",
 			} {
-				rows, err := t.QueryContext(ctx, strings.Replace(q, "%s", placeholders(len(chunk)), 1), idArgs(chunk)...)
+				rows, err := t.QueryContext(ctx, strings.Replace(q, "%s", Placeholders(len(chunk)), 1), IDArgs(chunk)...)
 				if err != nil {
 					return err
 				}
@@ -167,7 +167,7 @@ func (s *Store) RecountFollows(ctx context.Context, ids []sparrow.ID, hotAt int6
 			if err := setFollowCounts(ctx, t, chunk, vals, hotAt); err != nil {
 				return err
 			}
-			_, err := t.ExecContext(ctx, "DELETE FROM counter_deltas WHERE field IN (1, 2) AND target_id IN ("+placeholders(len(chunk))+")", idArgs(chunk)...)
+			_, err := t.ExecContext(ctx, "DELETE FROM counter_deltas WHERE field IN (1, 2) AND target_id IN ("+Placeholders(len(chunk))+")", IDArgs(chunk)...)
 			return err
 		})
 	})
@@ -178,7 +178,7 @@ func (s *Store) RecountFollows(ctx context.Context, ids []sparrow.ID, hotAt int6
 // cancels the others.
 func (s *Store) eachDB(ctx context.Context, ids []sparrow.ID, fn func(ctx context.Context, db *DB, chunk []sparrow.ID) error) error {
 	g, ctx := errgroup.WithContext(ctx)
-	for db, group := range s.shards.groupByDB(ids) {
+	for db, group := range s.shards.GroupByDB(ids) {
 		g.Go(func() error {
 			slices.Sort(group)
 			for len(group) > 0 {
@@ -215,11 +215,11 @@ func setFollowCounts(ctx context.Context, t *sql.Tx, ids []sparrow.ID, vals map[
 		}
 		q.WriteString(" END")
 	}
-	in := " WHERE id IN (" + placeholders(len(ids)) + ")"
-	if _, err := t.ExecContext(ctx, q.String()+in, append(args, idArgs(ids)...)...); err != nil || hotAt <= 0 {
+	in := " WHERE id IN (" + Placeholders(len(ids)) + ")"
+	if _, err := t.ExecContext(ctx, q.String()+in, append(args, IDArgs(ids)...)...); err != nil || hotAt <= 0 {
 		return err
 	}
 	set, hotArgs := hotFlag("followers_count", nil, hotAt, hotAt)
-	_, err := t.ExecContext(ctx, "UPDATE accounts SET "+set+in, append(hotArgs, idArgs(ids)...)...)
+	_, err := t.ExecContext(ctx, "UPDATE accounts SET "+set+in, append(hotArgs, IDArgs(ids)...)...)
 	return err
 }

@@ -90,10 +90,13 @@ func (db *DB) Close() error {
 	return err
 }
 
-// tx runs fn in a write transaction and commits it; it appends events to the
-// outbox inside the same transaction and pokes the relay after the commit.
-// See txEvents for retries.
-func (db *DB) tx(ctx context.Context, events []sparrow.Event, fn func(*sql.Tx) error) error {
+// Tx runs fn in a write transaction and commits it; it appends events (none
+// if nil) to the outbox inside the same transaction and pokes the relay
+// after the commit. A transaction that fails with a retryable error is run
+// again from the start (see txEvents), so fn must not keep state across
+// runs. The error is translated (see Translate). Offline tools
+// (sqlstore/bulk, sqlstore/check) write through it with no events.
+func (db *DB) Tx(ctx context.Context, events []sparrow.Event, fn func(*sql.Tx) error) error {
 	return db.txEvents(ctx, func(t *sql.Tx) ([]sparrow.Event, error) {
 		if fn != nil {
 			if err := fn(t); err != nil {
@@ -128,14 +131,14 @@ func (db *DB) txEvents(ctx context.Context, fn func(*sql.Tx) ([]sparrow.Event, e
 			break
 		}
 	}
-	return db.translate(err, "tx")
+	return db.Translate(err, "tx")
 }
 
 // txOnce runs fn once in a transaction and returns how many events it appended.
 func (db *DB) txOnce(ctx context.Context, fn func(*sql.Tx) ([]sparrow.Event, error)) (int, error) {
 	t, err := db.W.BeginTx(ctx, db.Dialect.TxOptions)
 	if err != nil {
-		return 0, db.translate(err, "begin")
+		return 0, db.Translate(err, "begin")
 	}
 	defer t.Rollback()
 	events, err := fn(t)
@@ -157,12 +160,16 @@ func (db *DB) translateKeep(err error, op string) error {
 	if db.Dialect.IsRetryable != nil && db.Dialect.IsRetryable(err) {
 		return err
 	}
-	return db.translate(err, op)
+	return db.Translate(err, op)
 }
 
-// translate turns a driver error into a sparrow error at the storage boundary.
-// Errors that already carry a kind pass through.
-func (db *DB) translate(err error, op string) error {
+// Translate turns a driver error of operation op on db into a sparrow error
+// at the storage boundary (ENotFound for no rows, EUnavailable for a
+// cancelled context or an unreachable store, EConflict for a duplicate key,
+// EInternal with the store's name and op otherwise). nil, and errors that
+// already carry a kind, pass through. Offline tools that query db themselves
+// translate their errors with it.
+func (db *DB) Translate(err error, op string) error {
 	if err == nil {
 		return nil
 	}

@@ -43,8 +43,8 @@ func (s *Store) AddToFeeds(ctx context.Context, keys []string, item sparrow.Feed
 			args = append(args, k, int64(item.ID), int64(item.Author), int64(item.Reblog), sparrow.KeyShard(k))
 		}
 		if _, err := db.W.ExecContext(ctx, db.Dialect.InsertIgnore+" INTO keyed_feeds (feed_key, status_id, author_id, reblog_id, shard) VALUES "+
-			repeatRow(5, len(ks)), args...); err != nil {
-			return db.translate(err, "add to feeds")
+			RepeatRow(5, len(ks)), args...); err != nil {
+			return db.Translate(err, "add to feeds")
 		}
 	}
 	return nil
@@ -62,9 +62,9 @@ func (s *Store) RemoveFromFeeds(ctx context.Context, keys []string, id sparrow.I
 		for _, k := range ks {
 			args = append(args, k)
 		}
-		if _, err := db.W.ExecContext(ctx, "DELETE FROM keyed_feeds WHERE feed_key IN ("+placeholders(len(ks))+") AND status_id = ?",
+		if _, err := db.W.ExecContext(ctx, "DELETE FROM keyed_feeds WHERE feed_key IN ("+Placeholders(len(ks))+") AND status_id = ?",
 			append(args, int64(id))...); err != nil {
-			return db.translate(err, "remove from feeds")
+			return db.Translate(err, "remove from feeds")
 		}
 	}
 	return nil
@@ -93,19 +93,19 @@ func (s *Store) ReadFeed(ctx context.Context, key string, p sparrow.Page) ([]spa
 	db := s.shards.ForKey(key)
 	rows, err := db.R.QueryContext(ctx, q, append(args, p.Limit)...)
 	if err != nil {
-		return nil, db.translate(err, "read feed")
+		return nil, db.Translate(err, "read feed")
 	}
 	defer rows.Close()
 	var out []sparrow.FeedItem
 	for rows.Next() {
 		var it sparrow.FeedItem
 		if err := rows.Scan(&it.ID, &it.Author, &it.Reblog); err != nil {
-			return nil, db.translate(err, "read feed")
+			return nil, db.Translate(err, "read feed")
 		}
 		out = append(out, it)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, db.translate(err, "read feed")
+		return nil, db.Translate(err, "read feed")
 	}
 	if p.Ascending() {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {

@@ -55,9 +55,9 @@ func (s *Store) AddNotifications(ctx context.Context, ns []sparrow.Notification)
 				args = append(args, int64(n.ID), int64(n.Recipient), string(n.Type), int64(n.From), int64(n.StatusID),
 					n.Key, n.CreatedAt.UnixMilli())
 			}
-			q := db.Dialect.InsertIgnore + " INTO notifications (" + notificationCols + ") VALUES " + repeatRow(7, len(batch))
+			q := db.Dialect.InsertIgnore + " INTO notifications (" + notificationCols + ") VALUES " + RepeatRow(7, len(batch))
 			if _, err := db.W.ExecContext(ctx, q, args...); err != nil {
-				return db.translate(err, "add notifications")
+				return db.Translate(err, "add notifications")
 			}
 		}
 	}
@@ -71,13 +71,13 @@ func (s *Store) Notifications(ctx context.Context, recipient sparrow.ID, f sparr
 	where := []string{"recipient_id = ?"}
 	args := []any{int64(recipient)}
 	if len(f.Types) > 0 {
-		where = append(where, "type IN ("+placeholders(len(f.Types))+")")
+		where = append(where, "type IN ("+Placeholders(len(f.Types))+")")
 		for _, t := range f.Types {
 			args = append(args, string(t))
 		}
 	}
 	if len(f.ExcludeTypes) > 0 {
-		where = append(where, "type NOT IN ("+placeholders(len(f.ExcludeTypes))+")")
+		where = append(where, "type NOT IN ("+Placeholders(len(f.ExcludeTypes))+")")
 		for _, t := range f.ExcludeTypes {
 			args = append(args, string(t))
 		}
@@ -99,19 +99,19 @@ func (s *Store) Notifications(ctx context.Context, recipient sparrow.ID, f sparr
 	rows, err := db.R.QueryContext(ctx, "SELECT "+notificationCols+" FROM notifications WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY id "+order+" LIMIT ?", append(args, p.Limit)...)
 	if err != nil {
-		return nil, db.translate(err, "notifications")
+		return nil, db.Translate(err, "notifications")
 	}
 	defer rows.Close()
 	var out []sparrow.Notification
 	for rows.Next() {
 		n, err := scanNotification(rows)
 		if err != nil {
-			return nil, db.translate(err, "notifications")
+			return nil, db.Translate(err, "notifications")
 		}
 		out = append(out, *n)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, db.translate(err, "notifications")
+		return nil, db.Translate(err, "notifications")
 	}
 	if p.Ascending() {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
@@ -127,7 +127,7 @@ func (s *Store) Notification(ctx context.Context, recipient, id sparrow.ID) (*sp
 	n, err := scanNotification(db.R.QueryRowContext(ctx, "SELECT "+notificationCols+
 		" FROM notifications WHERE id = ? AND recipient_id = ?", int64(id), int64(recipient)))
 	if err != nil {
-		return nil, db.translate(err, "notification")
+		return nil, db.Translate(err, "notification")
 	}
 	return n, nil
 }
@@ -145,7 +145,7 @@ func (s *Store) ClearNotifications(ctx context.Context, recipient sparrow.ID) er
 
 func (s *Store) deleteNotifications(ctx context.Context, recipient sparrow.ID, q string, args ...any) error {
 	db := s.shards.ForID(recipient)
-	return db.tx(ctx, nil, func(t *sql.Tx) error {
+	return db.Tx(ctx, nil, func(t *sql.Tx) error {
 		_, err := t.ExecContext(ctx, q, args...)
 		return err
 	})

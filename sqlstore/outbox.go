@@ -44,7 +44,7 @@ func (o outbox) PendingEvents(ctx context.Context, limit int) ([]sparrow.Event, 
 	rows, err := o.db.W.QueryContext(ctx,
 		"SELECT id, type, subject, payload, created_at FROM outbox ORDER BY id LIMIT ?", limit)
 	if err != nil {
-		return nil, o.db.translate(err, "pending events")
+		return nil, o.db.Translate(err, "pending events")
 	}
 	defer rows.Close()
 	var out []sparrow.Event
@@ -54,28 +54,28 @@ func (o outbox) PendingEvents(ctx context.Context, limit int) ([]sparrow.Event, 
 		var payload []byte
 		var created int64
 		if err := rows.Scan(&e.ID, &typ, &e.Subject, &payload, &created); err != nil {
-			return nil, o.db.translate(err, "scan event")
+			return nil, o.db.Translate(err, "scan event")
 		}
 		e.Type, e.Payload, e.CreatedAt = sparrow.EventType(typ), payload, time.UnixMilli(created)
 		out = append(out, e)
 	}
-	return out, o.db.translate(rows.Err(), "pending events")
+	return out, o.db.Translate(rows.Err(), "pending events")
 }
 
 func (o outbox) MarkPublished(ctx context.Context, ids []sparrow.ID) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	q := "DELETE FROM outbox WHERE id IN (" + placeholders(len(ids)) + ")"
-	_, err := o.db.W.ExecContext(ctx, q, idArgs(ids)...)
-	return o.db.translate(err, "mark published")
+	q := "DELETE FROM outbox WHERE id IN (" + Placeholders(len(ids)) + ")"
+	_, err := o.db.W.ExecContext(ctx, q, IDArgs(ids)...)
+	return o.db.Translate(err, "mark published")
 }
 
 func (o outbox) OldestPending(ctx context.Context) (time.Time, error) {
 	var created sql.NullInt64
 	err := o.db.R.QueryRowContext(ctx, "SELECT MIN(created_at) FROM outbox").Scan(&created)
 	if err != nil || !created.Valid {
-		return time.Time{}, o.db.translate(err, "oldest pending")
+		return time.Time{}, o.db.Translate(err, "oldest pending")
 	}
 	return time.UnixMilli(created.Int64), nil
 }
@@ -86,7 +86,7 @@ func (o outbox) AcquireLease(ctx context.Context, name, holder string, now time.
 		"UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at < ?)",
 		holder, until, name, holder, now.UnixMilli())
 	if err != nil {
-		return false, o.db.translate(err, "lease")
+		return false, o.db.Translate(err, "lease")
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
 		return true, nil
@@ -94,17 +94,21 @@ func (o outbox) AcquireLease(ctx context.Context, name, holder string, now time.
 	res, err = o.db.W.ExecContext(ctx,
 		o.db.Dialect.InsertIgnore+" INTO leases (name, holder, expires_at) VALUES (?, ?, ?)", name, holder, until)
 	if err != nil {
-		return false, o.db.translate(err, "lease")
+		return false, o.db.Translate(err, "lease")
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
 }
 
-func placeholders(n int) string {
+// Placeholders returns n comma-separated bind placeholders, "?,?,?" (n ≥ 0;
+// "" for 0), for an IN list or one row of values; both dialects bind "?".
+func Placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-func idArgs(ids []sparrow.ID) []any {
+// IDArgs returns ids as int64 arguments, in order: the values of
+// Placeholders(len(ids)).
+func IDArgs(ids []sparrow.ID) []any {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = int64(id)

@@ -187,18 +187,18 @@ func (s *Store) authorsFeedOn(ctx context.Context, db *DB, authors []sparrow.ID,
 	}
 	rows, err := db.queryR(ctx, strings.Join(parts, " UNION ALL "), args...)
 	if err != nil {
-		return nil, db.translate(err, "authors feed")
+		return nil, db.Translate(err, "authors feed")
 	}
 	defer rows.Close()
 	var out []sparrow.FeedItem
 	for rows.Next() {
 		var it sparrow.FeedItem
 		if err := rows.Scan(&it.ID, &it.Author, &it.Reblog); err != nil {
-			return nil, db.translate(err, "authors feed")
+			return nil, db.Translate(err, "authors feed")
 		}
 		out = append(out, it)
 	}
-	return out, db.translate(rows.Err(), "authors feed")
+	return out, db.Translate(rows.Err(), "authors feed")
 }
 
 func itoa(i int) string {
@@ -218,12 +218,12 @@ func (s *Store) EdgesTo(ctx context.Context, kind sparrow.EdgeKind, froms []spar
 	if err != nil || len(froms) == 0 {
 		return out, err
 	}
-	for db, group := range s.shards.groupByDB(froms) {
+	for db, group := range s.shards.GroupByDB(froms) {
 		in, args := inIDs(group)
-		got, err := queryEdges(ctx, stmtQuerier{db}, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE to_id = ? AND state = 1 AND from_id IN ("+
+		got, err := queryEdges(ctx, stmtQuerier{db}, kind, "SELECT "+EdgeColumns+" FROM "+fwd+" WHERE to_id = ? AND state = 1 AND from_id IN ("+
 			in+")", append([]any{int64(to)}, args...)...)
 		if err != nil {
-			if err = db.translate(err, "edges to"); sparrow.SkipUnavailable(ctx, err) {
+			if err = db.Translate(err, "edges to"); sparrow.SkipUnavailable(ctx, err) {
 				continue // a partial read: callers that decide access read with sparrow.Strict
 			}
 			return nil, err

@@ -21,7 +21,10 @@ func refCounters(k sparrow.RefKind) (ever string, kept sparrow.Counter, err erro
 	return "", 0, sparrow.Errorf(sparrow.EInternal, "unknown reference kind %d", k)
 }
 
-const refCols = "ref_id, kind, page, status_id, author_id, created_at"
+// StatusRelationColumns are the columns of a status_relations row (a comment
+// or repost of a status, with its fixed page), in the order the store writes
+// and scans them.
+const StatusRelationColumns = "ref_id, kind, page, status_id, author_id, created_at"
 
 func scanRef(r scanner) (sparrow.Reference, error) {
 	var x sparrow.Reference
@@ -44,8 +47,8 @@ func (s *Store) AddReference(ctx context.Context, r sparrow.Reference, pageSize 
 	}
 	db := s.shards.ForID(r.Ref)
 	out := r
-	if err := db.tx(ctx, nil, func(t *sql.Tx) error {
-		existing, err := scanRef(t.QueryRowContext(ctx, "SELECT "+refCols+" FROM status_relations WHERE ref_id = ? AND kind = ? AND status_id = ?",
+	if err := db.Tx(ctx, nil, func(t *sql.Tx) error {
+		existing, err := scanRef(t.QueryRowContext(ctx, "SELECT "+StatusRelationColumns+" FROM status_relations WHERE ref_id = ? AND kind = ? AND status_id = ?",
 			int64(r.Ref), int(r.Kind), int64(r.Status)))
 		if err == nil {
 			out = existing // replayed: already recorded
@@ -68,7 +71,7 @@ func (s *Store) AddReference(ctx context.Context, r sparrow.Reference, pageSize 
 			return err
 		}
 		out.Page = int((count - 1) / int64(pageSize))
-		if _, err = t.ExecContext(ctx, "INSERT INTO status_relations ("+refCols+") VALUES (?,?,?,?,?,?)",
+		if _, err = t.ExecContext(ctx, "INSERT INTO status_relations ("+StatusRelationColumns+") VALUES (?,?,?,?,?,?)",
 			int64(r.Ref), int(r.Kind), out.Page, int64(r.Status), int64(r.Author), r.CreatedAt.UnixMilli()); err != nil {
 			return err
 		}
@@ -88,7 +91,7 @@ func (s *Store) RemoveReference(ctx context.Context, ref sparrow.ID, kind sparro
 		return err
 	}
 	db := s.shards.ForID(ref)
-	return db.tx(ctx, nil, func(t *sql.Tx) error {
+	return db.Tx(ctx, nil, func(t *sql.Tx) error {
 		res, err := t.ExecContext(ctx, "DELETE FROM status_relations WHERE ref_id = ? AND kind = ? AND status_id = ?", int64(ref), int(kind), int64(status))
 		if err != nil {
 			return err
@@ -105,13 +108,13 @@ func (s *Store) RemoveReference(ctx context.Context, ref sparrow.ID, kind sparro
 // ReferencePage reads one fixed page: one range of the primary key.
 func (s *Store) ReferencePage(ctx context.Context, ref sparrow.ID, kind sparrow.RefKind, page int) ([]sparrow.Reference, error) {
 	db := s.shards.ForID(ref)
-	return queryRefs(ctx, db, "SELECT "+refCols+" FROM status_relations WHERE ref_id = ? AND kind = ? AND page = ? ORDER BY status_id",
+	return queryRefs(ctx, db, "SELECT "+StatusRelationColumns+" FROM status_relations WHERE ref_id = ? AND kind = ? AND page = ? ORDER BY status_id",
 		int64(ref), int(kind), page)
 }
 
 // References pages the rows of a reference kind by status id, newest first.
 func (s *Store) References(ctx context.Context, ref sparrow.ID, kind sparrow.RefKind, p sparrow.Page) ([]sparrow.Reference, error) {
-	q := "SELECT " + refCols + " FROM status_relations WHERE ref_id = ? AND kind = ?"
+	q := "SELECT " + StatusRelationColumns + " FROM status_relations WHERE ref_id = ? AND kind = ?"
 	args := []any{int64(ref), int(kind)}
 	if p.MaxID != 0 {
 		q, args = q+" AND status_id < ?", append(args, int64(p.MaxID))
@@ -136,18 +139,18 @@ func (s *Store) References(ctx context.Context, ref sparrow.ID, kind sparrow.Ref
 func queryRefs(ctx context.Context, db *DB, q string, args ...any) ([]sparrow.Reference, error) {
 	rows, err := db.R.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, db.translate(err, "references")
+		return nil, db.Translate(err, "references")
 	}
 	defer rows.Close()
 	var out []sparrow.Reference
 	for rows.Next() {
 		r, err := scanRef(rows)
 		if err != nil {
-			return nil, db.translate(err, "references")
+			return nil, db.Translate(err, "references")
 		}
 		out = append(out, r)
 	}
-	return out, db.translate(rows.Err(), "references")
+	return out, db.Translate(rows.Err(), "references")
 }
 
 // ReblogsOf returns, for each original among ids, the id of account's live
@@ -166,20 +169,20 @@ func (s *Store) ReblogsOf(ctx context.Context, account sparrow.ID, originals []s
 		keys = append(keys, k)
 	}
 	db := s.shards.ForID(account)
-	rows, err := db.R.QueryContext(ctx, "SELECT ikey, status_id FROM idempotency_keys WHERE account_id = ? AND ikey IN ("+placeholders(len(originals))+")", keys...)
+	rows, err := db.R.QueryContext(ctx, "SELECT ikey, status_id FROM idempotency_keys WHERE account_id = ? AND ikey IN ("+Placeholders(len(originals))+")", keys...)
 	if err != nil {
-		return nil, db.translate(err, "reblogs of")
+		return nil, db.Translate(err, "reblogs of")
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var k string
 		var id int64
 		if err := rows.Scan(&k, &id); err != nil {
-			return nil, db.translate(err, "reblogs of")
+			return nil, db.Translate(err, "reblogs of")
 		}
 		out[byKey[k]] = sparrow.ID(id)
 	}
-	return out, db.translate(rows.Err(), "reblogs of")
+	return out, db.Translate(rows.Err(), "reblogs of")
 }
 
 // ReblogKey is the idempotency key under which an account's reblog of a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sort"
+	"strings"
 	"time"
 
 	"sparrow"
@@ -35,9 +36,13 @@ var reverseCounters = map[sparrow.EdgeKind]sparrow.Counter{
 	sparrow.Favourite: sparrow.FavouritesCount,
 }
 
-var edgeCols = []string{"from_id", "to_id", "state", "version", "edge_id", "reblogs", "notify", "updated_at"}
+// EdgeColumns are the columns of every edge table (following, followers,
+// favourites, …), in the order the store scans them and EdgeArgs writes
+// them. A reverse table (followers, favourited_by, …) has the same columns,
+// keyed (to_id, from_id).
+const EdgeColumns = "from_id, to_id, state, version, edge_id, reblogs, notify, updated_at"
 
-const edgeSelect = "from_id, to_id, state, version, edge_id, reblogs, notify, updated_at"
+var edgeCols = strings.Split(EdgeColumns, ", ")
 
 func scanEdge(kind sparrow.EdgeKind, r scanner) (sparrow.Edge, error) {
 	e := sparrow.Edge{Kind: kind}
@@ -48,7 +53,9 @@ func scanEdge(kind sparrow.EdgeKind, r scanner) (sparrow.Edge, error) {
 	return e, err
 }
 
-func edgeArgs(e sparrow.Edge) []any {
+// EdgeArgs returns the values of e's row in EdgeColumns order: state,
+// reblogs and notify as 0 or 1, updated_at in Unix milliseconds.
+func EdgeArgs(e sparrow.Edge) []any {
 	return []any{int64(e.From), int64(e.To), boolInt(e.Active), e.Version, int64(e.EdgeID), boolInt(e.Reblogs), boolInt(e.Notify), e.At.UnixMilli()}
 }
 
@@ -125,8 +132,8 @@ func (s *Store) setEdgesOf(ctx context.Context, db *DB, t *sql.Tx, kind sparrow.
 	for i, c := range changes {
 		targets[i] = c.To
 	}
-	existing, err := queryEdges(ctx, t, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE from_id = ? AND to_id IN ("+
-		placeholders(len(targets))+")"+forUpdate(db.Dialect), append([]any{int64(from)}, idArgs(targets)...)...)
+	existing, err := queryEdges(ctx, t, kind, "SELECT "+EdgeColumns+" FROM "+fwd+" WHERE from_id = ? AND to_id IN ("+
+		Placeholders(len(targets))+")"+forUpdate(db.Dialect), append([]any{int64(from)}, IDArgs(targets)...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +184,7 @@ func (s *Store) setEdgesOf(ctx context.Context, db *DB, t *sql.Tx, kind sparrow.
 	}
 	args := make([]any, 0, len(changed)*len(edgeCols))
 	for _, e := range changed {
-		args = append(args, edgeArgs(e)...)
+		args = append(args, EdgeArgs(e)...)
 	}
 	if _, err := t.ExecContext(ctx, upsertSQL(db.Dialect, fwd, edgeCols, []string{"from_id", "to_id"},
 		[]string{"state", "version", "edge_id", "reblogs", "notify", "updated_at"}, len(changed)), args...); err != nil {
@@ -218,14 +225,14 @@ func (s *Store) applyReverseOn(ctx context.Context, db *DB, edges []sparrow.Edge
 	for _, e := range edges {
 		byKind[e.Kind] = append(byKind[e.Kind], e)
 	}
-	return db.tx(ctx, nil, func(t *sql.Tx) error {
+	return db.Tx(ctx, nil, func(t *sql.Tx) error {
 		for kind, group := range byKind {
 			_, rev, _ := edgeTables(kind)
 			pairs := make([]any, 0, 2*len(group))
 			for _, e := range group {
 				pairs = append(pairs, int64(e.To), int64(e.From))
 			}
-			existing, err := queryEdges(ctx, t, kind, "SELECT "+edgeSelect+" FROM "+rev+" WHERE (to_id, from_id) IN ("+
+			existing, err := queryEdges(ctx, t, kind, "SELECT "+EdgeColumns+" FROM "+rev+" WHERE (to_id, from_id) IN ("+
 				repeatTuple(len(group))+")"+forUpdate(db.Dialect), pairs...)
 			if err != nil {
 				return err
@@ -266,7 +273,7 @@ func (s *Store) applyReverseOn(ctx context.Context, db *DB, edges []sparrow.Edge
 			// Reverse rows keep the forward row's columns, keyed the other way round.
 			args := make([]any, 0, len(apply)*len(edgeCols))
 			for _, e := range apply {
-				args = append(args, edgeArgs(e)...)
+				args = append(args, EdgeArgs(e)...)
 			}
 			if _, err := t.ExecContext(ctx, upsertSQL(db.Dialect, rev, edgeCols, []string{"to_id", "from_id"},
 				[]string{"state", "version", "edge_id", "reblogs", "notify", "updated_at"}, len(apply)), args...); err != nil {
@@ -274,7 +281,7 @@ func (s *Store) applyReverseOn(ctx context.Context, db *DB, edges []sparrow.Edge
 			}
 			if nd > 0 {
 				if _, err := t.ExecContext(ctx, "INSERT INTO counter_deltas (id, target_id, field, delta) VALUES "+
-					repeatRow(4, nd), deltas...); err != nil {
+					RepeatRow(4, nd), deltas...); err != nil {
 					return err
 				}
 			}
@@ -283,10 +290,12 @@ func (s *Store) applyReverseOn(ctx context.Context, db *DB, edges []sparrow.Edge
 	})
 }
 
-func repeatTuple(n int) string { return repeatRow(2, n) }
+func repeatTuple(n int) string { return RepeatRow(2, n) }
 
-func repeatRow(cols, n int) string {
-	row := "(" + placeholders(cols) + ")"
+// RepeatRow returns n comma-separated rows of cols placeholders,
+// "(?,?),(?,?)", the VALUES list of a multi-row INSERT ("" for n = 0).
+func RepeatRow(cols, n int) string {
+	row := "(" + Placeholders(cols) + ")"
 	b := make([]byte, 0, n*(len(row)+1))
 	for i := 0; i < n; i++ {
 		if i > 0 {
@@ -305,10 +314,10 @@ func (s *Store) Edges(ctx context.Context, kind sparrow.EdgeKind, from sparrow.I
 	}
 	db := s.shards.ForID(from)
 	in, args := inIDs(to)
-	got, err := queryEdges(ctx, stmtQuerier{db}, kind, "SELECT "+edgeSelect+" FROM "+fwd+" WHERE from_id = ? AND to_id IN ("+in+")",
+	got, err := queryEdges(ctx, stmtQuerier{db}, kind, "SELECT "+EdgeColumns+" FROM "+fwd+" WHERE from_id = ? AND to_id IN ("+in+")",
 		append([]any{int64(from)}, args...)...)
 	if err != nil {
-		return nil, db.translate(err, "edges")
+		return nil, db.Translate(err, "edges")
 	}
 	out := make(map[sparrow.ID]sparrow.Edge, len(got))
 	for _, e := range got {
@@ -325,10 +334,10 @@ func (s *Store) ReverseEdges(ctx context.Context, kind sparrow.EdgeKind, to spar
 	}
 	db := s.shards.ForID(to)
 	in, args := inIDs(from)
-	got, err := queryEdges(ctx, stmtQuerier{db}, kind, "SELECT "+edgeSelect+" FROM "+rev+" WHERE to_id = ? AND from_id IN ("+in+")",
+	got, err := queryEdges(ctx, stmtQuerier{db}, kind, "SELECT "+EdgeColumns+" FROM "+rev+" WHERE to_id = ? AND from_id IN ("+in+")",
 		append([]any{int64(to)}, args...)...)
 	if err != nil {
-		return nil, db.translate(err, "reverse edges")
+		return nil, db.Translate(err, "reverse edges")
 	}
 	out := make(map[sparrow.ID]sparrow.Edge, len(got))
 	for _, e := range got {
@@ -359,7 +368,7 @@ func (s *Store) ListReverse(ctx context.Context, kind sparrow.EdgeKind, to sparr
 }
 
 func (s *Store) listEdges(ctx context.Context, kind sparrow.EdgeKind, table, keyCol string, key sparrow.ID, p sparrow.Page) ([]sparrow.Edge, error) {
-	q := "SELECT " + edgeSelect + " FROM " + table + " WHERE " + keyCol + " = ? AND state = 1"
+	q := "SELECT " + EdgeColumns + " FROM " + table + " WHERE " + keyCol + " = ? AND state = 1"
 	args := []any{int64(key)}
 	if p.MaxID != 0 {
 		q, args = q+" AND edge_id < ?", append(args, int64(p.MaxID))
@@ -375,7 +384,7 @@ func (s *Store) listEdges(ctx context.Context, kind sparrow.EdgeKind, table, key
 	limit := max(p.Limit, 1)
 	out, err := queryEdges(ctx, stmtQuerier{db}, kind, q+order+itoa(literalLimit(limit)), args...)
 	if err != nil {
-		return nil, db.translate(err, "list edges")
+		return nil, db.Translate(err, "list edges")
 	}
 	out = out[:min(len(out), limit)] // the literal rounds the limit up
 	if p.Ascending() {
@@ -389,18 +398,18 @@ func (s *Store) FollowingIDs(ctx context.Context, from sparrow.ID) ([]sparrow.ID
 	db := s.shards.ForID(from)
 	rows, err := db.R.QueryContext(ctx, "SELECT to_id FROM following WHERE from_id = ? AND state = 1 ORDER BY to_id", int64(from))
 	if err != nil {
-		return nil, db.translate(err, "following ids")
+		return nil, db.Translate(err, "following ids")
 	}
 	defer rows.Close()
 	var out []sparrow.ID
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, db.translate(err, "following ids")
+			return nil, db.Translate(err, "following ids")
 		}
 		out = append(out, sparrow.ID(id))
 	}
-	return out, db.translate(rows.Err(), "following ids")
+	return out, db.Translate(rows.Err(), "following ids")
 }
 
 // RelationRows reads, in one round trip on viewer's shard, the rows of the
@@ -439,13 +448,13 @@ func (s *Store) RelationRows(ctx context.Context, viewer sparrow.ID, ids []sparr
 		if q != "" {
 			q += " UNION ALL "
 		}
-		q += "SELECT " + p.tag + ", " + edgeSelect + " FROM " + p.table + " WHERE " + p.key + " = ? AND state = 1 AND " + p.other + " IN (" + in + ")"
+		q += "SELECT " + p.tag + ", " + EdgeColumns + " FROM " + p.table + " WHERE " + p.key + " = ? AND state = 1 AND " + p.other + " IN (" + in + ")"
 		args = append(append(args, int64(viewer)), inArgs...)
 	}
 	db := s.shards.ForID(viewer)
 	rows, err := db.queryR(ctx, q, args...)
 	if err != nil {
-		return out, db.translate(err, "relationships")
+		return out, db.Translate(err, "relationships")
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -454,7 +463,7 @@ func (s *Store) RelationRows(ctx context.Context, viewer sparrow.ID, ids []sparr
 		var state, reblogs, notify int
 		var at int64
 		if err := rows.Scan(&tag, &e.From, &e.To, &state, &e.Version, &e.EdgeID, &reblogs, &notify, &at); err != nil {
-			return out, db.translate(err, "relationships")
+			return out, db.Translate(err, "relationships")
 		}
 		p := parts[tag-1]
 		e.Kind, e.Active, e.Reblogs, e.Notify, e.At = p.kind, state == 1, reblogs != 0, notify != 0, time.UnixMilli(at).UTC()
@@ -464,5 +473,5 @@ func (s *Store) RelationRows(ctx context.Context, viewer sparrow.ID, ids []sparr
 			p.into[e.From] = e
 		}
 	}
-	return out, db.translate(rows.Err(), "relationships")
+	return out, db.Translate(rows.Err(), "relationships")
 }

@@ -134,8 +134,9 @@ func (s *Shards) Close() error {
 	return err
 }
 
-// groupByDB groups ids by the physical store that owns them.
-func (s *Shards) groupByDB(ids []sparrow.ID) map[*DB][]sparrow.ID {
+// GroupByDB groups ids by the physical store that owns them (by gene),
+// keeping their order within each group.
+func (s *Shards) GroupByDB(ids []sparrow.ID) map[*DB][]sparrow.ID {
 	out := map[*DB][]sparrow.ID{}
 	for _, id := range ids {
 		db := s.ForID(id)

@@ -9,7 +9,7 @@ func (s *Store) SiteStats(ctx context.Context) (users, statuses int64, err error
 	for _, db := range s.shards.DBs() {
 		var u, st int64
 		if err := db.R.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(SUM(statuses_count), 0) FROM accounts").Scan(&u, &st); err != nil {
-			return 0, 0, db.translate(err, "site stats")
+			return 0, 0, db.Translate(err, "site stats")
 		}
 		users, statuses = users+u, statuses+st
 	}

@@ -11,12 +11,22 @@ import (
 	"sparrow"
 )
 
-const statusCols = "id, account_id, type, visibility, text, spoiler_text, is_sensitive, language, in_reply_to_id, " +
+// StatusColumns are the 25 columns of a statuses row, in the order
+// CreateStatus writes them and scanStatus reads them.
+const StatusColumns = "id, account_id, type, visibility, text, spoiler_text, is_sensitive, language, in_reply_to_id, " +
 	"in_reply_to_account_id, reblog_of_id, quote_id, mentions, tags, object, app_id, created_at, edited_at, " +
 	"deleted_at, version, replies_count, reblogs_count, favourites_count, replies_ever, reblogs_ever"
 
 var visibilityCodes = map[sparrow.Visibility]int{sparrow.Public: 0, sparrow.Unlisted: 1, sparrow.Private: 2, sparrow.Direct: 3}
 var visibilityNames = []sparrow.Visibility{sparrow.Public, sparrow.Unlisted, sparrow.Private, sparrow.Direct}
+
+// VisibilityCode returns the code of v in the visibility column of statuses,
+// and whether v is a visibility the store knows ("" is none). Exported for
+// offline tools that write statuses rows themselves (sqlstore/bulk).
+func VisibilityCode(v sparrow.Visibility) (int, bool) {
+	code, ok := visibilityCodes[v]
+	return code, ok
+}
 
 func scanStatus(r scanner) (*sparrow.Status, error) {
 	var s sparrow.Status
@@ -83,7 +93,7 @@ func (s *Store) CreateStatus(ctx context.Context, n sparrow.NewStatus, events ..
 		return nil, false, sparrow.Errorf(sparrow.EInternal, "status id does not carry its author's gene")
 	}
 	var prior int64
-	err := db.tx(ctx, events, func(t *sql.Tx) error {
+	err := db.Tx(ctx, events, func(t *sql.Tx) error {
 		if n.IdempotencyKey != "" {
 			_, err := t.ExecContext(ctx, "INSERT INTO idempotency_keys (account_id, ikey, status_id, created_at) VALUES (?,?,?,?)",
 				int64(st.AccountID), n.IdempotencyKey, int64(st.ID), st.CreatedAt.UnixMilli())
@@ -98,7 +108,7 @@ func (s *Store) CreateStatus(ctx context.Context, n sparrow.NewStatus, events ..
 				return err
 			}
 		}
-		_, err := t.ExecContext(ctx, "INSERT INTO statuses ("+statusCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		_, err := t.ExecContext(ctx, "INSERT INTO statuses ("+StatusColumns+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			int64(st.ID), int64(st.AccountID), int(st.Type), visibilityCodes[st.Visibility], st.Text, st.SpoilerText,
 			boolInt(st.Sensitive), st.Language, int64(st.InReplyToID), int64(st.InReplyToAccountID), int64(st.ReblogOfID),
 			int64(st.QuoteID), encodeIDs(st.Mentions), strings.Join(st.Tags, " "), st.Object, int64(st.AppID),
@@ -140,7 +150,7 @@ func bumpStatuses(ctx context.Context, t *sql.Tx, account sparrow.ID, delta int,
 
 // liveStatusForUpdate reads a status inside t, locking it on MySQL.
 func liveStatusForUpdate(ctx context.Context, db *DB, t *sql.Tx, id sparrow.ID) (*sparrow.Status, error) {
-	q := "SELECT " + statusCols + " FROM statuses WHERE id = ?"
+	q := "SELECT " + StatusColumns + " FROM statuses WHERE id = ?"
 	if db.Dialect.Name == "mysql" {
 		q += " FOR UPDATE"
 	}
@@ -216,16 +226,16 @@ func (s *Store) DeleteStatus(ctx context.Context, id sparrow.ID, now time.Time, 
 // Status returns one status, tombstones included.
 func (s *Store) Status(ctx context.Context, id sparrow.ID) (*sparrow.Status, error) {
 	db := s.shards.ForID(id)
-	st, err := scanStatus(db.queryRowR(ctx, "SELECT "+statusCols+" FROM statuses WHERE id = ?", int64(id)))
-	return st, db.translate(err, "status")
+	st, err := scanStatus(db.queryRowR(ctx, "SELECT "+StatusColumns+" FROM statuses WHERE id = ?", int64(id)))
+	return st, db.Translate(err, "status")
 }
 
 // Statuses multi-gets statuses, one query per physical store.
 func (s *Store) Statuses(ctx context.Context, ids []sparrow.ID) ([]*sparrow.Status, error) {
 	var out []*sparrow.Status
-	for db, group := range s.shards.groupByDB(ids) {
+	for db, group := range s.shards.GroupByDB(ids) {
 		in, args := inIDs(group)
-		got, err := queryStatuses(ctx, db, "SELECT "+statusCols+" FROM statuses WHERE id IN ("+in+")", args...)
+		got, err := queryStatuses(ctx, db, "SELECT "+StatusColumns+" FROM statuses WHERE id IN ("+in+")", args...)
 		if sparrow.SkipUnavailable(ctx, err) {
 			continue // a partial read: this store's statuses are left out
 		}
@@ -240,18 +250,18 @@ func (s *Store) Statuses(ctx context.Context, ids []sparrow.ID) ([]*sparrow.Stat
 func queryStatuses(ctx context.Context, db *DB, q string, args ...any) ([]*sparrow.Status, error) {
 	rows, err := db.queryR(ctx, q, args...)
 	if err != nil {
-		return nil, db.translate(err, "statuses")
+		return nil, db.Translate(err, "statuses")
 	}
 	defer rows.Close()
 	var out []*sparrow.Status
 	for rows.Next() {
 		st, err := scanStatus(rows)
 		if err != nil {
-			return nil, db.translate(err, "statuses")
+			return nil, db.Translate(err, "statuses")
 		}
 		out = append(out, st)
 	}
-	return out, db.translate(rows.Err(), "statuses")
+	return out, db.Translate(rows.Err(), "statuses")
 }
 
 // AccountStatuses reads the profile feed through idx_statuses_account.
@@ -274,7 +284,7 @@ func (s *Store) AccountStatuses(ctx context.Context, accountID sparrow.ID, f spa
 		where = append(where, "reblog_of_id = 0")
 	}
 	if len(f.Visibilities) > 0 {
-		where = append(where, "visibility IN ("+placeholders(len(f.Visibilities))+")")
+		where = append(where, "visibility IN ("+Placeholders(len(f.Visibilities))+")")
 		for _, v := range f.Visibilities {
 			args = append(args, visibilityCodes[v])
 		}
@@ -284,7 +294,7 @@ func (s *Store) AccountStatuses(ctx context.Context, accountID sparrow.ID, f spa
 		order = "ASC"
 	}
 	db := s.shards.ForID(accountID)
-	out, err := queryStatuses(ctx, db, "SELECT "+statusCols+" FROM statuses WHERE "+strings.Join(where, " AND ")+
+	out, err := queryStatuses(ctx, db, "SELECT "+StatusColumns+" FROM statuses WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY id "+order+" LIMIT ?", append(args, p.Normalize(sparrow.MaxLimit).Limit)...)
 	if p.Ascending() {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
@@ -306,7 +316,7 @@ func (s *Store) StatusHistory(ctx context.Context, id sparrow.ID) ([]sparrow.Sta
 	db := s.shards.ForID(id)
 	rows, err := db.R.QueryContext(ctx, "SELECT version, text, spoiler_text, is_sensitive, created_at FROM status_edits WHERE status_id = ? ORDER BY version", int64(id))
 	if err != nil {
-		return nil, db.translate(err, "history")
+		return nil, db.Translate(err, "history")
 	}
 	defer rows.Close()
 	var out []sparrow.StatusEdit
@@ -315,13 +325,13 @@ func (s *Store) StatusHistory(ctx context.Context, id sparrow.ID) ([]sparrow.Sta
 		var sensitive int
 		var created int64
 		if err := rows.Scan(&e.Version, &e.Text, &e.SpoilerText, &sensitive, &created); err != nil {
-			return nil, db.translate(err, "history")
+			return nil, db.Translate(err, "history")
 		}
 		e.Sensitive, e.CreatedAt = sensitive != 0, time.UnixMilli(created).UTC()
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, db.translate(err, "history")
+		return nil, db.Translate(err, "history")
 	}
 	at := cur.EditedAt
 	if at.IsZero() {

@@ -40,7 +40,7 @@ func inIDs(ids []sparrow.ID) (string, []any) {
 			args[i] = int64(0)
 		}
 	}
-	return placeholders(size), args
+	return Placeholders(size), args
 }
 
 // queryR runs a read through the prepared-statement cache, where the

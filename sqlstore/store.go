@@ -26,3 +26,9 @@ func New(shards *Shards, ids ...*sparrow.IDGen) *Store {
 
 // Shards returns the router.
 func (s *Store) Shards() *Shards { return s.shards }
+
+// IDs returns the generator of the ids the store assigns itself (edge ids,
+// notification ids: time-ordered, each with the gene of the shard it is
+// drawn for). Offline tools that write edge rows themselves (sqlstore/bulk)
+// draw their ids from it, as SetEdges does: Next(from.Shard()).
+func (s *Store) IDs() *sparrow.IDGen { return s.ids }

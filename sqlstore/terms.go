@@ -29,7 +29,7 @@ func (s *Store) IndexAccountTerms(ctx context.Context, id sparrow.ID, terms []st
 		db := s.shards.For(sh)
 		if _, err := db.W.ExecContext(ctx, db.Dialect.InsertIgnore+" INTO account_terms (term, account_id, shard) VALUES (?,?,?)",
 			term, int64(id), sh); err != nil {
-			return db.translate(err, "index terms")
+			return db.Translate(err, "index terms")
 		}
 	}
 	return nil
@@ -50,16 +50,16 @@ func (s *Store) SearchAccountTerms(ctx context.Context, prefix string, limit int
 	rows, err := db.R.QueryContext(ctx, "SELECT account_id FROM account_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?",
 		prefix, prefix+maxRune, limit)
 	if err != nil {
-		return nil, db.translate(err, "search terms")
+		return nil, db.Translate(err, "search terms")
 	}
 	defer rows.Close()
 	var out []sparrow.ID
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, db.translate(err, "search terms")
+			return nil, db.Translate(err, "search terms")
 		}
 		out = append(out, sparrow.ID(id))
 	}
-	return out, db.translate(rows.Err(), "search terms")
+	return out, db.Translate(rows.Err(), "search terms")
 }

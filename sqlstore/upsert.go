@@ -5,7 +5,7 @@ import "strings"
 // upsertSQL returns a multi-row insert of n rows into table that, on a key
 // conflict, overwrites the update columns with the new row's values.
 func upsertSQL(d Dialect, table string, cols, key, update []string, n int) string {
-	row := "(" + placeholders(len(cols)) + ")"
+	row := "(" + Placeholders(len(cols)) + ")"
 	q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES " +
 		strings.TrimSuffix(strings.Repeat(row+",", n), ",")
 	sets := make([]string, len(update))
