@@ -15,6 +15,7 @@ import (
 
 	"sparrow"
 	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 // User is an account the driver can act as.
@@ -51,15 +52,15 @@ func (nb NewBar) start(desc string, total int64) Bar {
 
 // LoadOptions tune LoadDataset.
 type LoadOptions struct {
-	Bulk sqlstore.BulkOptions // batch sizes, writers, Relaxed (Planned/Progress are set by the load)
-	Bar  NewBar               // progress bars (nil: none)
+	Bulk bulk.Options // batch sizes, writers, Relaxed (Planned/Progress are set by the load)
+	Bar  NewBar       // progress bars (nil: none)
 }
 
 // LoadReport says what LoadDataset did and how long each part took.
 type LoadReport struct {
-	Accounts                                sqlstore.AccountsLoad
-	Follows                                 sqlstore.FollowsLoad
-	Statuses                                sqlstore.StatusesLoad
+	Accounts                                bulk.AccountsLoad
+	Follows                                 bulk.FollowsLoad
+	Statuses                                bulk.StatusesLoad
 	Tokens                                  int
 	AccountsTime, FollowsTime, StatusesTime time.Duration
 	TokensTime                              time.Duration
@@ -82,7 +83,7 @@ func LoadDataset(ctx context.Context, s *sqlstore.Store, d *Dataset, o LoadOptio
 	bo.HotAt = d.Config.HotAt
 	// phase runs one bulk load with its progress bar and returns its duration.
 	// With total ≤ 0 the bar learns its total from the load's Planned.
-	phase := func(desc string, total int64, fn func(sqlstore.BulkOptions) error) (time.Duration, error) {
+	phase := func(desc string, total int64, fn func(bulk.Options) error) (time.Duration, error) {
 		bar := o.Bar.start(desc, total)
 		defer bar.Done()
 		b := bo
@@ -97,26 +98,26 @@ func LoadDataset(ctx context.Context, s *sqlstore.Store, d *Dataset, o LoadOptio
 		return time.Since(t0), err
 	}
 	var err error
-	if rep.AccountsTime, err = phase("accounts", 0, func(b sqlstore.BulkOptions) (err error) {
-		rep.Accounts, err = s.BulkLoadAccounts(ctx, d.IDs, b)
+	if rep.AccountsTime, err = phase("accounts", 0, func(b bulk.Options) (err error) {
+		rep.Accounts, err = bulk.LoadAccounts(ctx, s, d.IDs, b)
 		return err
 	}); err != nil {
 		return nil, rep, fmt.Errorf("accounts: %w", err)
 	}
-	if rep.FollowsTime, err = phase("follows (following + followers rows)", 0, func(b sqlstore.BulkOptions) (err error) {
-		rep.Follows, err = s.BulkLoadFollows(ctx, d.Pairs, b)
+	if rep.FollowsTime, err = phase("follows (following + followers rows)", 0, func(b bulk.Options) (err error) {
+		rep.Follows, err = bulk.LoadFollows(ctx, s, d.Pairs, b)
 		return err
 	}); err != nil {
 		return nil, rep, fmt.Errorf("follows: %w", err)
 	}
 	rep.Edges = rep.Follows.Edges
-	if rep.StatusesTime, err = phase("statuses", int64(d.StatusCount()), func(b sqlstore.BulkOptions) error {
+	if rep.StatusesTime, err = phase("statuses", int64(d.StatusCount()), func(b bulk.Options) error {
 		for { // one load per time step: memory stays O(users)
 			sts := d.NextStatuses()
 			if sts == nil {
 				return nil
 			}
-			r, err := s.BulkLoadStatuses(ctx, sts, b)
+			r, err := bulk.LoadStatuses(ctx, s, sts, b)
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,7 @@ import (
 
 	"sparrow"
 	"sparrow/internal/graphgen"
-	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 // DatasetConfig describes a generated data set: a power-law follow graph
@@ -83,7 +83,7 @@ type Dataset struct {
 	Followers []int32
 	Following []int32
 	Roles     []Role
-	Pairs     []sqlstore.FollowPair
+	Pairs     []bulk.FollowPair
 	Graph     graphgen.Stats // of the ordinary accounts' graph
 
 	clock *settableClock
@@ -126,10 +126,10 @@ func GenerateDataset(c DatasetConfig, now time.Time, progress func(edges int64))
 	for i := 0; i < c.Users; i++ {
 		index[d.IDs[i]] = int32(i)
 	}
-	d.Pairs = make([]sqlstore.FollowPair, 0, int(float64(c.Users)*c.MeanFollowing*1.05)+1)
+	d.Pairs = make([]bulk.FollowPair, 0, int(float64(c.Users)*c.MeanFollowing*1.05)+1)
 	st, err := graphgen.Generate(graphgen.Config{Users: c.Users, MeanFollowing: c.MeanFollowing, Zipf: c.Zipf, MaxFollowers: c.MaxFollowers, Seed: c.Seed},
 		func(from, to sparrow.ID) error {
-			d.Pairs = append(d.Pairs, sqlstore.FollowPair{From: from, To: to})
+			d.Pairs = append(d.Pairs, bulk.FollowPair{From: from, To: to})
 			d.Following[index[from]]++
 			d.Followers[index[to]]++
 			if progress != nil && len(d.Pairs)&0xffff == 0 {
@@ -167,7 +167,7 @@ func GenerateDataset(c DatasetConfig, now time.Time, progress func(edges int64))
 		}
 		slices.Sort(targets)
 		for _, u := range targets {
-			d.Pairs = append(d.Pairs, sqlstore.FollowPair{From: d.IDs[reader], To: d.IDs[u]})
+			d.Pairs = append(d.Pairs, bulk.FollowPair{From: d.IDs[reader], To: d.IDs[u]})
 			d.Followers[u]++
 		}
 		d.Following[reader] = int32(k)
@@ -260,7 +260,7 @@ var statusTexts = []string{
 // those instants in time order, so each carries its author's gene and its
 // time. The span is the Days days that end a minute before Now. Calls
 // must not overlap.
-func (d *Dataset) NextStatuses() []sqlstore.BulkStatus {
+func (d *Dataset) NextStatuses() []bulk.Status {
 	c := d.Config
 	if d.step >= c.StatusesPerUser {
 		return nil
@@ -269,13 +269,13 @@ func (d *Dataset) NextStatuses() []sqlstore.BulkStatus {
 	start := d.Now.Add(-time.Minute - span)
 	width := span / time.Duration(c.StatusesPerUser)
 	rng := rand.New(rand.NewPCG(c.Seed^uint64(d.step), 0x57a7))
-	out := make([]sqlstore.BulkStatus, c.Users)
+	out := make([]bulk.Status, c.Users)
 	for i := range out {
 		at := start.Add(time.Duration(d.step)*width + time.Duration(rng.Int64N(int64(width)))).Truncate(time.Millisecond)
-		out[i] = sqlstore.BulkStatus{AccountID: d.IDs[i], CreatedAt: at,
+		out[i] = bulk.Status{AccountID: d.IDs[i], CreatedAt: at,
 			Text: fmt.Sprintf("%s (#%d)", statusTexts[rng.IntN(len(statusTexts))], d.step)}
 	}
-	slices.SortFunc(out, func(a, b sqlstore.BulkStatus) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	slices.SortFunc(out, func(a, b bulk.Status) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	for i := range out {
 		d.clock.t = out[i].CreatedAt
 		out[i].ID = d.ids.Next(out[i].AccountID.Shard())

@@ -12,6 +12,7 @@ import (
 	"sparrow/service"
 	"sparrow/sqlite"
 	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 var sqliteOpen = sqlite.Open
@@ -30,15 +31,15 @@ func benchWorld(b *testing.B, mode string, follows, posts int) (*service.Service
 	ids := sparrow.NewIDGen(11, nil)
 	reader := ids.NextBalanced()
 	authors := make([]sparrow.ID, follows)
-	pairs := make([]sqlstore.FollowPair, follows)
+	pairs := make([]bulk.FollowPair, follows)
 	for i := range authors {
 		authors[i] = ids.NextBalanced()
-		pairs[i] = sqlstore.FollowPair{From: reader, To: authors[i]}
+		pairs[i] = bulk.FollowPair{From: reader, To: authors[i]}
 	}
-	if _, err := st.BulkLoadAccounts(bg, append([]sparrow.ID{reader}, authors...), sqlstore.BulkOptions{}); err != nil {
+	if _, err := bulk.LoadAccounts(bg, st, append([]sparrow.ID{reader}, authors...), bulk.Options{}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := st.BulkLoadFollows(bg, pairs, sqlstore.BulkOptions{}); err != nil {
+	if _, err := bulk.LoadFollows(bg, st, pairs, bulk.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	now := time.Now()

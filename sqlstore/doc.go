@@ -14,4 +14,9 @@
 // Every write that other parts of the system must learn about commits its rows
 // and its events into the outbox table in one transaction on one physical
 // store; the relay publishes them to the bus.
+//
+// The offline tools live in sub-packages on top of the exported API: bulk
+// loads in sqlstore/bulk, the relation check and repair in sqlstore/check.
+// They write around the outbox, so they run while no server writes to the
+// stores; the few exports that exist for them say so.
 package sqlstore

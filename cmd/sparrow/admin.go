@@ -12,6 +12,7 @@ import (
 
 	"sparrow/app"
 	"sparrow/sqlstore"
+	"sparrow/sqlstore/check"
 )
 
 // adminStoreFlags are the store settings of the offline commands (import,
@@ -120,7 +121,7 @@ transient findings. It exits 0 if the store is consistent (or was repaired),
 			fmt.Fprintf(out, "checking relations on %s (repair: %v)\n", redact(sf.spec()), repair)
 			start := time.Now()
 			printed := 0
-			sum, err := s.CheckRelations(cmd.Context(), repair, func(f sqlstore.Finding) {
+			sum, err := check.Relations(cmd.Context(), s, repair, func(f check.Finding) {
 				if printed < maxPrint {
 					fmt.Fprintln(out, f)
 				}
@@ -145,7 +146,7 @@ transient findings. It exits 0 if the store is consistent (or was repaired),
 	return cmd
 }
 
-func printCheckSummary(w io.Writer, sum sqlstore.CheckSummary, took time.Duration) {
+func printCheckSummary(w io.Writer, sum check.Summary, took time.Duration) {
 	fmt.Fprintf(w, "checked %d following rows, %d followers rows, %d accounts in %v\n",
 		sum.Following, sum.Followers, sum.Accounts, took.Round(time.Millisecond))
 	kinds := make([]string, 0, len(sum.ByKind))
@@ -154,7 +155,7 @@ func printCheckSummary(w io.Writer, sum sqlstore.CheckSummary, took time.Duratio
 	}
 	slices.Sort(kinds)
 	for _, k := range kinds {
-		fmt.Fprintf(w, "  %-20s %d\n", k, sum.ByKind[sqlstore.FindingKind(k)])
+		fmt.Fprintf(w, "  %-20s %d\n", k, sum.ByKind[check.FindingKind(k)])
 	}
 	switch {
 	case sum.Findings == 0:

@@ -13,7 +13,7 @@ import (
 	"sparrow"
 	"sparrow/app"
 	"sparrow/bench"
-	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 // benchInteractionsCmd measures comment pages, counts and favourites on one
@@ -74,7 +74,7 @@ func runInteractionsBench(ctx context.Context, a *app.App, n, newFavs, clients i
 	}
 	fmt.Fprintf(os.Stderr, "loading %d accounts, %d comments, %d favourites…\n", len(users)+1, n, n)
 	t0 := time.Now()
-	if _, err := st.BulkLoadAccounts(ctx, append([]sparrow.ID{author}, users...), sqlstore.BulkOptions{}); err != nil {
+	if _, err := bulk.LoadAccounts(ctx, st, append([]sparrow.ID{author}, users...), bulk.Options{}); err != nil {
 		return nil, err
 	}
 	now := time.Now().UTC()
@@ -82,19 +82,19 @@ func runInteractionsBench(ctx context.Context, a *app.App, n, newFavs, clients i
 	if _, _, err := st.CreateStatus(ctx, sparrow.NewStatus{Status: root}); err != nil {
 		return nil, err
 	}
-	cs := make([]sqlstore.BulkComment, n)
+	cs := make([]bulk.Comment, n)
 	for i := range cs {
 		u := users[i]
-		cs[i] = sqlstore.BulkComment{ID: ids.Next(u.Shard()), Author: u, At: now}
+		cs[i] = bulk.Comment{ID: ids.Next(u.Shard()), Author: u, At: now}
 	}
 	pageSize := a.Config.CommentPageSize
 	if pageSize <= 0 {
 		pageSize = 20
 	}
-	if err := st.BulkLoadComments(ctx, root, cs, pageSize); err != nil {
+	if err := bulk.LoadComments(ctx, st, root, cs, pageSize); err != nil {
 		return nil, err
 	}
-	if err := st.BulkLoadFavourites(ctx, root.ID, users[:n], now); err != nil {
+	if err := bulk.LoadFavourites(ctx, st, root.ID, users[:n], now); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(os.Stderr, "loaded in %v\n", time.Since(t0).Round(time.Millisecond))

@@ -19,6 +19,7 @@ import (
 	"sparrow/bench"
 	"sparrow/nats"
 	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 // soakOptions are the flags of `sparrow bench soak`.
@@ -286,7 +287,7 @@ func soakLoad(ctx context.Context, o *soakOptions, c app.Config, d *bench.Datase
 		return nil, fmt.Errorf("soak: open the stores: %w", err)
 	}
 	defer shards.Close()
-	users, _, err := bench.LoadDataset(ctx, sqlstore.New(shards), d, bench.LoadOptions{Bulk: sqlstore.BulkOptions{Relaxed: true, Writers: 4}, Bar: o.suite.bar(errw)})
+	users, _, err := bench.LoadDataset(ctx, sqlstore.New(shards), d, bench.LoadOptions{Bulk: bulk.Options{Relaxed: true, Writers: 4}, Bar: o.suite.bar(errw)})
 	if err != nil {
 		return nil, fmt.Errorf("soak: load: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"sparrow/app"
 	"sparrow/bench"
 	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 // suiteOptions are the flags of `sparrow bench run`.
@@ -408,7 +409,7 @@ func suiteLoad(ctx context.Context, o *suiteOptions, r *bench.Report, d *bench.D
 	}
 	defer shards.Close()
 	s := sqlstore.New(shards)
-	users, lr, err := bench.LoadDataset(ctx, s, d, bench.LoadOptions{Bulk: sqlstore.BulkOptions{Relaxed: true, Writers: 4}, Bar: o.bar(errw)})
+	users, lr, err := bench.LoadDataset(ctx, s, d, bench.LoadOptions{Bulk: bulk.Options{Relaxed: true, Writers: 4}, Bar: o.bar(errw)})
 	if err != nil {
 		return nil, err
 	}

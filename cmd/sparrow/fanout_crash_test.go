@@ -18,6 +18,7 @@ import (
 	"sparrow/nats"
 	"sparrow/redis"
 	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 // TestKillDuringFanout: the server is killed (SIGKILL) while it pushes a
@@ -41,20 +42,20 @@ func TestKillDuringFanout(t *testing.T) {
 	ids := sparrow.NewIDGen(60, nil)
 	author := ids.NextBalanced()
 	followers := make([]sparrow.ID, n)
-	pairs := make([]sqlstore.FollowPair, n)
+	pairs := make([]bulk.FollowPair, n)
 	for i := range followers {
 		followers[i] = ids.NextBalanced()
-		pairs[i] = sqlstore.FollowPair{From: followers[i], To: author}
+		pairs[i] = bulk.FollowPair{From: followers[i], To: author}
 	}
 	shards, err := sqlstore.OpenShards(ctx, spec, app.Openers)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := sqlstore.New(shards)
-	if _, lerr := st.BulkLoadAccounts(ctx, append([]sparrow.ID{author}, followers...), sqlstore.BulkOptions{}); lerr != nil {
+	if _, lerr := bulk.LoadAccounts(ctx, st, append([]sparrow.ID{author}, followers...), bulk.Options{}); lerr != nil {
 		t.Fatal(lerr)
 	}
-	if _, lerr := st.BulkLoadFollows(ctx, pairs, sqlstore.BulkOptions{}); lerr != nil {
+	if _, lerr := bulk.LoadFollows(ctx, st, pairs, bulk.Options{}); lerr != nil {
 		t.Fatal(lerr)
 	}
 	token := "kill-test-token-" + fmt.Sprint(tag)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"sparrow"
 	"sparrow/internal/graphgen"
 	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
 )
 
 func importCmd() *cobra.Command {
@@ -25,7 +28,7 @@ func importCmd() *cobra.Command {
 func importFollowsCmd() *cobra.Command {
 	var sf adminStoreFlags
 	var accountsFile string
-	var o sqlstore.BulkOptions
+	var o bulk.Options
 	cmd := &cobra.Command{
 		Use:   "follows FILE",
 		Short: "Bulk-load an edge list (follower_id,followee_id per line) with placeholder accounts and exact counters",
@@ -75,7 +78,7 @@ the outbox: no events are published.`,
 			loadStart := time.Now()
 			bar := adminBar(errw, sf.quiet, -1, "accounts", "accounts")
 			o.Planned, o.Progress = func(n int) { bar.ChangeMax(n) }, func(n int) { bar.Add(n) }
-			al, err := s.BulkLoadAccounts(ctx, ids, o)
+			al, err := bulk.LoadAccounts(ctx, s, ids, o)
 			bar.Finish()
 			if err != nil {
 				return err
@@ -88,7 +91,7 @@ the outbox: no events are published.`,
 
 			bar = adminBar(errw, sf.quiet, -1, "follows (following + followers rows)", "rows")
 			o.Planned, o.Progress = func(n int) { bar.ChangeMax(n) }, func(n int) { bar.Add(n) }
-			fl, err := s.BulkLoadFollows(ctx, pairs, o)
+			fl, err := bulk.LoadFollows(ctx, s, pairs, o)
 			bar.Finish()
 			if err != nil {
 				return err
@@ -121,7 +124,7 @@ the outbox: no events are published.`,
 
 // readImport reads the edge list (with a progress bar) and the optional
 // account list, and returns the pairs and every account id they name.
-func readImport(edgesPath, accountsPath string, errw io.Writer, quiet bool) ([]sqlstore.FollowPair, []sparrow.ID, error) {
+func readImport(edgesPath, accountsPath string, errw io.Writer, quiet bool) ([]bulk.FollowPair, []sparrow.ID, error) {
 	f, err := os.Open(edgesPath)
 	if err != nil {
 		return nil, nil, err
@@ -131,11 +134,11 @@ func readImport(edgesPath, accountsPath string, errw io.Writer, quiet bool) ([]s
 	if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	pairs := make([]sqlstore.FollowPair, 0, max(0, size/36))
+	pairs := make([]bulk.FollowPair, 0, max(0, size/36))
 	seen := map[sparrow.ID]struct{}{}
 	bar := adminBar(errw, quiet, size, "reading "+edgesPath, "B")
 	err = graphgen.ReadEdgeList(io.TeeReader(f, bar), func(from, to sparrow.ID) error {
-		pairs = append(pairs, sqlstore.FollowPair{From: from, To: to})
+		pairs = append(pairs, bulk.FollowPair{From: from, To: to})
 		seen[from], seen[to] = struct{}{}, struct{}{}
 		return nil
 	})
@@ -154,15 +157,7 @@ func readImport(edgesPath, accountsPath string, errw io.Writer, quiet bool) ([]s
 			return nil, nil, fmt.Errorf("%s: %w", accountsPath, err)
 		}
 	}
-	return pairs, bulkKeysOf(seen), nil
-}
-
-func bulkKeysOf(m map[sparrow.ID]struct{}) []sparrow.ID {
-	out := make([]sparrow.ID, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	return out
+	return pairs, slices.Collect(maps.Keys(seen)), nil
 }
 
 // importStorageReport prints the on-disk bytes per edge: for SQLite the files

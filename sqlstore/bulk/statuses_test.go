@@ -1,48 +1,16 @@
-package sqlstore_test
+package bulk_test
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"sparrow"
-	"sparrow/internal/testenv"
-	"sparrow/mysql"
-	"sparrow/sqlite"
-	"sparrow/sqlstore"
+	"sparrow/sqlstore/bulk"
+	"sparrow/sqlstore/internal/bulktest"
 )
-
-// bulkStatusesStores opens a fresh two-store Store per backend.
-var bulkStatusesStores = map[string]func(t *testing.T) *sqlstore.Store{
-	"sqlite": func(t *testing.T) *sqlstore.Store {
-		dir := t.TempDir()
-		return bulkStatusesOpen(t, fmt.Sprintf("0-127=sqlite:%s,128-255=sqlite:%s", filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")))
-	},
-	"mysql": func(t *testing.T) *sqlstore.Store {
-		base := testenv.MySQLURL(t)
-		tag := rand.Uint32()
-		var dsns []string
-		for _, suffix := range []string{"a", "b"} {
-			dsn := fmt.Sprintf("%ssparrow_bulkst_%d_%s", base, tag, suffix)
-			dsns = append(dsns, dsn)
-			t.Cleanup(func() { mysql.DropDatabase(context.Background(), dsn) })
-		}
-		return bulkStatusesOpen(t, "0-127="+dsns[0]+",128-255="+dsns[1])
-	},
-}
-
-func bulkStatusesOpen(t *testing.T, spec string) *sqlstore.Store {
-	t.Helper()
-	shards, err := sqlstore.OpenShards(context.Background(), spec, map[string]sqlstore.Opener{"sqlite": sqlite.Open, "mysql": mysql.Open})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { shards.Close() })
-	return sqlstore.New(shards)
-}
 
 // steppedClock is a settable id clock.
 type steppedClock struct{ t time.Time }
@@ -50,7 +18,7 @@ type steppedClock struct{ t time.Time }
 func (c *steppedClock) Now() time.Time { return c.t }
 
 func TestBulkLoadStatuses(t *testing.T) {
-	for name, open := range bulkStatusesStores {
+	for name, open := range bulktest.Backends {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			s := open(t)
@@ -59,7 +27,7 @@ func TestBulkLoadStatuses(t *testing.T) {
 			for i := range authors {
 				authors[i] = accGen.NextBalanced()
 			}
-			if _, err := s.BulkLoadAccounts(ctx, authors, sqlstore.BulkOptions{}); err != nil {
+			if _, err := bulk.LoadAccounts(ctx, s, authors, bulk.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			ghost := accGen.NextBalanced() // statuses of an author without an account
@@ -68,7 +36,7 @@ func TestBulkLoadStatuses(t *testing.T) {
 			clock := &steppedClock{}
 			gen := sparrow.NewIDGen(7, clock)
 			base := time.Now().Add(-10 * time.Hour).Truncate(time.Millisecond)
-			var sts []sqlstore.BulkStatus
+			var sts []bulk.Status
 			want := map[sparrow.ID]int{}
 			newest := map[sparrow.ID]time.Time{}
 			for step := 0; step < 7; step++ {
@@ -78,7 +46,7 @@ func TestBulkLoadStatuses(t *testing.T) {
 					if step >= i%7 && a != ghost {
 						continue
 					}
-					sts = append(sts, sqlstore.BulkStatus{ID: gen.Next(a.Shard()), AccountID: a, Text: fmt.Sprintf("bulk %d/%d", i, step), CreatedAt: at})
+					sts = append(sts, bulk.Status{ID: gen.Next(a.Shard()), AccountID: a, Text: fmt.Sprintf("bulk %d/%d", i, step), CreatedAt: at})
 					want[a]++
 					newest[a] = at
 				}
@@ -86,7 +54,7 @@ func TestBulkLoadStatuses(t *testing.T) {
 			rand.Shuffle(len(sts), func(i, j int) { sts[i], sts[j] = sts[j], sts[i] })
 			planned, progress := 0, 0
 			progressCh := make(chan int, 1000)
-			o := sqlstore.BulkOptions{Batch: 13, TxRows: 50, Writers: 3, Relaxed: true,
+			o := bulk.Options{Batch: 13, TxRows: 50, Writers: 3, Relaxed: true,
 				Planned: func(n int) { planned = n }, Progress: func(n int) { progressCh <- n }}
 			done := make(chan struct{})
 			go func() {
@@ -95,7 +63,7 @@ func TestBulkLoadStatuses(t *testing.T) {
 				}
 				close(done)
 			}()
-			res, err := s.BulkLoadStatuses(ctx, append(sts, sts[0]), o) // one duplicate in the input
+			res, err := bulk.LoadStatuses(ctx, s, append(sts, sts[0]), o) // one duplicate in the input
 			close(progressCh)
 			<-done
 			if err != nil {
@@ -150,7 +118,7 @@ func TestBulkLoadStatuses(t *testing.T) {
 			check()
 
 			// Run again: nothing inserted, counters unchanged.
-			res, err = s.BulkLoadStatuses(ctx, sts, sqlstore.BulkOptions{})
+			res, err = bulk.LoadStatuses(ctx, s, sts, bulk.Options{})
 			if err != nil || res.Inserted != 0 {
 				t.Fatalf("rerun: %+v, %v; want nothing inserted", res, err)
 			}
@@ -171,19 +139,19 @@ func TestBulkLoadStatuses(t *testing.T) {
 
 func TestBulkLoadStatusesRejectsForeignGene(t *testing.T) {
 	ctx := context.Background()
-	s := bulkStatusesStores["sqlite"](t)
+	s := bulktest.Backends["sqlite"](t)
 	gen := sparrow.NewIDGen(1, nil)
 	a := gen.Next(3)
-	if _, err := s.BulkLoadAccounts(ctx, []sparrow.ID{a}, sqlstore.BulkOptions{}); err != nil {
+	if _, err := bulk.LoadAccounts(ctx, s, []sparrow.ID{a}, bulk.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	good := sqlstore.BulkStatus{ID: gen.Next(3), AccountID: a, Text: "ok", CreatedAt: time.Now()}
-	for _, bad := range []sqlstore.BulkStatus{
+	good := bulk.Status{ID: gen.Next(3), AccountID: a, Text: "ok", CreatedAt: time.Now()}
+	for _, bad := range []bulk.Status{
 		{ID: gen.Next(4), AccountID: a, Text: "wrong gene", CreatedAt: time.Now()},
 		{ID: 0, AccountID: a, Text: "no id", CreatedAt: time.Now()},
 		{ID: gen.Next(3), AccountID: a, Text: "odd visibility", CreatedAt: time.Now(), Visibility: "friends"},
 	} {
-		_, err := s.BulkLoadStatuses(ctx, []sqlstore.BulkStatus{good, bad}, sqlstore.BulkOptions{})
+		_, err := bulk.LoadStatuses(ctx, s, []bulk.Status{good, bad}, bulk.Options{})
 		if !sparrow.IsKind(err, sparrow.EInvalid) {
 			t.Errorf("%q: err = %v, want EInvalid", bad.Text, err)
 		}

@@ -1,4 +1,4 @@
-package sqlstore
+package bulk
 
 import (
 	"cmp"
@@ -10,12 +10,15 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"sparrow"
+	"sparrow/sqlstore"
 )
 
-// BulkStatus is one status for BulkLoadStatuses: an original post (type 0)
-// without mentions, tags, replies or edits.
-type BulkStatus struct {
+// Status is one status for LoadStatuses: an original post (type 0) without
+// mentions, tags, replies or edits.
+type Status struct {
 	// ID must carry the author's gene (ID.Shard() == AccountID.Shard()), as
 	// an id of sparrow.IDGen.Next(AccountID.Shard()) does, and should be
 	// generated at CreatedAt so that id order is time order.
@@ -27,7 +30,7 @@ type BulkStatus struct {
 	Visibility sparrow.Visibility
 }
 
-// StatusesLoad reports a BulkLoadStatuses.
+// StatusesLoad reports a LoadStatuses.
 type StatusesLoad struct {
 	Statuses int   // distinct statuses given
 	Inserted int64 // rows inserted (fewer than Statuses if some existed)
@@ -38,11 +41,11 @@ type StatusesLoad struct {
 	Write, Counters time.Duration
 }
 
-// bulkStatusCols are the columns BulkLoadStatuses writes; the others keep
-// their defaults (no reply, reblog, quote, object, edit or counters).
-const bulkStatusCols = "id, account_id, type, visibility, text, spoiler_text, mentions, tags, created_at, deleted_at, version"
+// statusCols are the columns LoadStatuses writes; the others keep their
+// defaults (no reply, reblog, quote, object, edit or counters).
+const statusCols = "id, account_id, type, visibility, text, spoiler_text, mentions, tags, created_at, deleted_at, version"
 
-// BulkLoadStatuses writes statuses straight into the statuses tables, for
+// LoadStatuses writes statuses straight into the statuses tables, for
 // imports and benchmarks: live (deleted_at 0), version 1, no mentions or
 // tags, on the store of each author's shard. Rows are sorted by id and written
 // with multi-row INSERT … IGNORE statements (o.Batch rows each, o.TxRows per
@@ -57,26 +60,26 @@ const bulkStatusCols = "id, account_id, type, visibility, text, spoiler_text, me
 // no fan-out, no keyed feeds, no notifications), so run it while no server
 // writes to the stores. An id without its author's gene or a non-positive id
 // is EInvalid, and nothing is written.
-func (s *Store) BulkLoadStatuses(ctx context.Context, sts []BulkStatus, o BulkOptions) (res StatusesLoad, err error) {
+func LoadStatuses(ctx context.Context, s *sqlstore.Store, sts []Status, o Options) (res StatusesLoad, err error) {
 	o = o.withDefaults()
 	for _, st := range sts {
 		if st.ID <= 0 || st.AccountID <= 0 || st.ID.Shard() != st.AccountID.Shard() {
 			return res, sparrow.Errorf(sparrow.EInvalid, "status %d of account %d: the id must be positive and carry the author's gene", st.ID, st.AccountID)
 		}
-		if _, ok := visibilityCodes[bulkVisibility(st.Visibility)]; !ok {
+		if _, ok := sqlstore.VisibilityCode(visibility(st.Visibility)); !ok {
 			return res, sparrow.Errorf(sparrow.EInvalid, "status %d: unknown visibility %q", st.ID, st.Visibility)
 		}
 	}
 	start := time.Now()
-	groups := map[*DB][]BulkStatus{}
+	groups := map[*sqlstore.DB][]Status{}
 	for _, st := range sts {
-		db := s.shards.ForID(st.AccountID)
+		db := s.Shards().ForID(st.AccountID)
 		groups[db] = append(groups[db], st)
 	}
-	authors := map[*DB][]sparrow.ID{}
+	authors := map[*sqlstore.DB][]sparrow.ID{}
 	for db, g := range groups {
-		slices.SortFunc(g, func(a, b BulkStatus) int { return cmp.Compare(a.ID, b.ID) })
-		g = slices.CompactFunc(g, func(a, b BulkStatus) bool { return a.ID == b.ID })
+		slices.SortFunc(g, func(a, b Status) int { return cmp.Compare(a.ID, b.ID) })
+		g = slices.CompactFunc(g, func(a, b Status) bool { return a.ID == b.ID })
 		groups[db] = g
 		res.Statuses += len(g)
 		seen := map[sparrow.ID]struct{}{}
@@ -89,81 +92,80 @@ func (s *Store) BulkLoadStatuses(ctx context.Context, sts []BulkStatus, o BulkOp
 	}
 	o.Planned(res.Statuses)
 	if o.Relaxed {
-		restore, err := s.bulkRelax(ctx)
-		if err != nil {
-			return res, err
+		restore, rerr := relax(ctx, s)
+		if rerr != nil {
+			return res, rerr
 		}
 		defer func() { err = errors.Join(err, restore()) }()
 	}
 
 	var mu sync.Mutex
-	var parts []bulkStatusPart
-	for db, g := range groups {
-		w := min(o.writers(db), max(1, len(g)/o.Batch))
+	g, gctx := errgroup.WithContext(ctx)
+	for db, group := range groups {
+		// o.writers(db) writers per store, each on a contiguous id range
+		w := min(o.writers(db), max(1, len(group)/o.Batch))
 		for i := 0; i < w; i++ {
-			parts = append(parts, bulkStatusPart{db, g[i*len(g)/w : (i+1)*len(g)/w]})
+			rows := group[i*len(group)/w : (i+1)*len(group)/w]
+			g.Go(func() error {
+				n, werr := insert(gctx, db, db.Dialect.InsertIgnore+" INTO statuses ("+statusCols+") VALUES ", "", 11, len(rows), o,
+					func(args []any, i int) []any {
+						st := rows[i]
+						code, _ := sqlstore.VisibilityCode(visibility(st.Visibility))
+						return append(args, int64(st.ID), int64(st.AccountID), 0, code, st.Text, "", "", "", st.CreatedAt.UnixMilli(), 0, 1)
+					})
+				mu.Lock()
+				res.Inserted += n
+				mu.Unlock()
+				return werr
+			})
 		}
 	}
-	err = bulkEach(ctx, parts, func(ctx context.Context, p bulkStatusPart) error {
-		n, err := bulkInsert(ctx, p.db, p.db.Dialect.InsertIgnore+" INTO statuses ("+bulkStatusCols+") VALUES ", "", 11, len(p.rows), o,
-			func(args []any, i int) []any {
-				st := p.rows[i]
-				return append(args, int64(st.ID), int64(st.AccountID), 0, visibilityCodes[bulkVisibility(st.Visibility)],
-					st.Text, "", "", "", st.CreatedAt.UnixMilli(), 0, 1)
-			})
-		mu.Lock()
-		res.Inserted += n
-		mu.Unlock()
-		return err
-	})
+	err = g.Wait()
 	res.Write = time.Since(start)
 	if err != nil {
 		return res, err
 	}
-	err = bulkEach(ctx, bulkKeys(authors), func(ctx context.Context, db *DB) error {
-		ids := authors[db]
-		slices.Sort(ids)
-		for len(ids) > 0 {
-			chunk := ids[:min(len(ids), 500)]
-			ids = ids[len(chunk):]
-			var n int
-			if err := db.Tx(ctx, nil, func(t *sql.Tx) error {
-				var err error
-				n, err = bulkStatusCounters(ctx, t, chunk)
-				return err
-			}); err != nil {
-				return err
+	g, gctx = errgroup.WithContext(ctx)
+	for db, ids := range authors {
+		g.Go(func() error {
+			slices.Sort(ids)
+			for len(ids) > 0 {
+				chunk := ids[:min(len(ids), 500)]
+				ids = ids[len(chunk):]
+				var n int
+				if werr := db.Tx(gctx, nil, func(t *sql.Tx) (cerr error) {
+					n, cerr = statusCounters(gctx, t, chunk)
+					return cerr
+				}); werr != nil {
+					return werr
+				}
+				mu.Lock()
+				res.Accounts += n
+				mu.Unlock()
 			}
-			mu.Lock()
-			res.Accounts += n
-			mu.Unlock()
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	err = g.Wait()
 	res.Counters = time.Since(start) - res.Write
 	return res, err
 }
 
-// bulkStatusPart is one writer's share of a store's statuses.
-type bulkStatusPart struct {
-	db   *DB
-	rows []BulkStatus
-}
-
-func bulkVisibility(v sparrow.Visibility) sparrow.Visibility {
+// visibility is v, public when empty.
+func visibility(v sparrow.Visibility) sparrow.Visibility {
 	if v == "" {
 		return sparrow.Public
 	}
 	return v
 }
 
-// bulkStatusCounters sets statuses_count of ids (all on t's store) to their
+// statusCounters sets statuses_count of ids (all on t's store) to their
 // number of live statuses and raises last_status_at to their newest live
 // status, in one statement, and returns how many accounts exist.
-func bulkStatusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, error) {
+func statusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, error) {
 	type acc struct{ count, last int64 }
 	vals := make(map[sparrow.ID]*acc, len(ids))
-	rows, err := t.QueryContext(ctx, "SELECT id, last_status_at FROM accounts WHERE id IN ("+Placeholders(len(ids))+")", IDArgs(ids)...)
+	rows, err := t.QueryContext(ctx, "SELECT id, last_status_at FROM accounts WHERE id IN ("+sqlstore.Placeholders(len(ids))+")", sqlstore.IDArgs(ids)...)
 	if err != nil {
 		return 0, err
 	}
@@ -180,7 +182,7 @@ func bulkStatusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, 
 		return 0, err
 	}
 	rows, err = t.QueryContext(ctx, "SELECT account_id, COUNT(*), MAX(created_at) FROM statuses WHERE account_id IN ("+
-		Placeholders(len(ids))+") AND deleted_at = 0 GROUP BY account_id", IDArgs(ids)...)
+		sqlstore.Placeholders(len(ids))+") AND deleted_at = 0 GROUP BY account_id", sqlstore.IDArgs(ids)...)
 	if err != nil {
 		return 0, err
 	}
@@ -219,7 +221,7 @@ func bulkStatusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, 
 		q.WriteString(" WHEN ? THEN ?")
 		args = append(args, int64(id), vals[id].last)
 	}
-	q.WriteString(" END WHERE id IN (" + Placeholders(len(present)) + ")")
-	_, err = t.ExecContext(ctx, q.String(), append(args, IDArgs(present)...)...)
+	q.WriteString(" END WHERE id IN (" + sqlstore.Placeholders(len(present)) + ")")
+	_, err = t.ExecContext(ctx, q.String(), append(args, sqlstore.IDArgs(present)...)...)
 	return len(present), err
 }
