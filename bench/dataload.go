@@ -117,9 +117,9 @@ func LoadDataset(ctx context.Context, s *sqlstore.Store, d *Dataset, o LoadOptio
 			if sts == nil {
 				return nil
 			}
-			r, err := bulk.LoadStatuses(ctx, s, sts, b)
-			if err != nil {
-				return err
+			r, lerr := bulk.LoadStatuses(ctx, s, sts, b)
+			if lerr != nil {
+				return lerr
 			}
 			rep.Statuses.Statuses += r.Statuses
 			rep.Statuses.Inserted += r.Inserted

@@ -35,7 +35,7 @@ func TestHeapLimitBoundsSQLiteMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.W.Exec("CREATE TABLE blobs (id INTEGER PRIMARY KEY, v TEXT)"); err != nil {
+	if _, err = db.W.Exec("CREATE TABLE blobs (id INTEGER PRIMARY KEY, v TEXT)"); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := db.W.Begin()

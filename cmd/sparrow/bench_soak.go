@@ -195,7 +195,7 @@ func runSoakChild(ctx context.Context, cmd *cobra.Command, o *soakOptions) (err 
 	if c.Shards == "" {
 		c.Shards = app.DefaultShards(dir) // what serve derives from --data
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err = os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("soak: %w", err)
 	}
 	if o.logf != nil {
@@ -206,7 +206,7 @@ func runSoakChild(ctx context.Context, cmd *cobra.Command, o *soakOptions) (err 
 		return err
 	}
 	if o.suite.keep {
-		if err := bench.WriteAccountsCSV(filepath.Join(o.suite.out, "accounts.csv"), users); err != nil {
+		if err = bench.WriteAccountsCSV(filepath.Join(o.suite.out, "accounts.csv"), users); err != nil {
 			return fmt.Errorf("soak: %w", err)
 		}
 	}

@@ -148,8 +148,8 @@ func TestBenchSoakMariaDB(t *testing.T) {
 	}
 	rdb := goredis.NewClient(opt)
 	defer rdb.Close()
-	if keys, _, err := rdb.Scan(ctx, 0, prefix+"*", 1000).Result(); err != nil || len(keys) > 0 {
-		t.Errorf("Redis keys left under %s: %v (%v)", prefix, keys, err)
+	if keys, _, serr := rdb.Scan(ctx, 0, prefix+"*", 1000).Result(); serr != nil || len(keys) > 0 {
+		t.Errorf("Redis keys left under %s: %v (%v)", prefix, keys, serr)
 	}
 	nc, err := natsgo.Connect(natsURL)
 	if err != nil {

@@ -372,7 +372,7 @@ func runSuiteBackend(ctx context.Context, cmd *cobra.Command, o *suiteOptions, r
 		c.Shards = app.DefaultShards(dir)
 	}
 	c.HotThreshold = int(d.Config.HotAt)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err = os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	logf := o.logf(errw, be)
@@ -458,9 +458,9 @@ func runSuiteMode(ctx context.Context, o *suiteOptions, r *bench.Report, c app.C
 	cfg.Backend, cfg.Mode, cfg.Bar, cfg.Logf = be, mode, o.bar(errw), o.logf(errw, be+"/"+mode)
 	cfg.InboxCap = 800
 	if mc.RedisURL != "" {
-		probe, closeProbe, err := bench.RedisInboxProbe(mc.RedisURL, mc.RedisPrefix)
-		if err != nil {
-			return err
+		probe, closeProbe, perr := bench.RedisInboxProbe(mc.RedisURL, mc.RedisPrefix)
+		if perr != nil {
+			return perr
 		}
 		defer closeProbe()
 		cfg.InboxProbe = probe
@@ -499,7 +499,7 @@ func (o *suiteOptions) startProfile(be, mode string) (stop func(), err error) {
 	if o.profileDir == "" {
 		return func() {}, nil
 	}
-	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+	if err = os.MkdirAll(o.profileDir, 0o755); err != nil {
 		return nil, err
 	}
 	f, err := os.Create(filepath.Join(o.profileDir, "cpu-"+be+"-"+mode+".pprof"))

@@ -79,12 +79,12 @@ func relax(ctx context.Context, s *sqlstore.Store) (func() error, error) {
 	}
 	var done []saved
 	restore := func() error {
-		ctx := context.WithoutCancel(ctx)
+		rctx := context.WithoutCancel(ctx)
 		var err error
 		for _, sv := range done {
 			// the writer pool has one connection, so these run where the load ran
-			_, e1 := sv.db.W.ExecContext(ctx, "PRAGMA synchronous = "+strconv.Itoa(sv.sync))
-			_, e2 := sv.db.W.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+			_, e1 := sv.db.W.ExecContext(rctx, "PRAGMA synchronous = "+strconv.Itoa(sv.sync))
+			_, e2 := sv.db.W.ExecContext(rctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 			err = errors.Join(err, sv.db.Translate(e1, "restore synchronous"), sv.db.Translate(e2, "checkpoint"))
 		}
 		return err

@@ -171,14 +171,14 @@ func statusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, erro
 	}
 	for rows.Next() {
 		var id, last int64
-		if err := rows.Scan(&id, &last); err != nil {
+		if err = rows.Scan(&id, &last); err != nil {
 			rows.Close()
 			return 0, err
 		}
 		vals[sparrow.ID(id)] = &acc{last: last}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err = rows.Err(); err != nil {
 		return 0, err
 	}
 	rows, err = t.QueryContext(ctx, "SELECT account_id, COUNT(*), MAX(created_at) FROM statuses WHERE account_id IN ("+
@@ -188,7 +188,7 @@ func statusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, erro
 	}
 	for rows.Next() {
 		var id, n, newest int64
-		if err := rows.Scan(&id, &n, &newest); err != nil {
+		if err = rows.Scan(&id, &n, &newest); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -197,7 +197,7 @@ func statusCounters(ctx context.Context, t *sql.Tx, ids []sparrow.ID) (int, erro
 		}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err = rows.Err(); err != nil {
 		return 0, err
 	}
 	if len(vals) == 0 {

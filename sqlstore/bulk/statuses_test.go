@@ -84,16 +84,16 @@ func TestBulkLoadStatuses(t *testing.T) {
 			check := func() {
 				t.Helper()
 				for _, a := range authors {
-					acc, err := s.Account(ctx, a)
-					if err != nil {
-						t.Fatal(err)
+					acc, aerr := s.Account(ctx, a)
+					if aerr != nil {
+						t.Fatal(aerr)
 					}
 					if acc.StatusesCount != int64(want[a]) || !acc.LastStatusAt.Equal(newest[a]) && want[a] > 0 {
 						t.Errorf("author %d: statuses_count %d, last_status_at %v; want %d, %v", a, acc.StatusesCount, acc.LastStatusAt, want[a], newest[a])
 					}
-					page, err := s.AccountStatuses(ctx, a, sparrow.StatusFilter{}, sparrow.Page{Limit: 40})
-					if err != nil {
-						t.Fatal(err)
+					page, perr := s.AccountStatuses(ctx, a, sparrow.StatusFilter{}, sparrow.Page{Limit: 40})
+					if perr != nil {
+						t.Fatal(perr)
 					}
 					if len(page) != want[a] {
 						t.Fatalf("author %d: profile feed has %d statuses, want %d", a, len(page), want[a])
@@ -107,9 +107,9 @@ func TestBulkLoadStatuses(t *testing.T) {
 						}
 					}
 				}
-				items, err := s.AuthorsFeed(ctx, authors, sparrow.Page{Limit: 400})
-				if err != nil {
-					t.Fatal(err)
+				items, ferr := s.AuthorsFeed(ctx, authors, sparrow.Page{Limit: 400})
+				if ferr != nil {
+					t.Fatal(ferr)
 				}
 				if len(items) != len(sts)-want[ghost] {
 					t.Errorf("pull path sees %d statuses, want %d", len(items), len(sts)-want[ghost])

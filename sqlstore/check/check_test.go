@@ -139,8 +139,8 @@ func TestCheckRelations(t *testing.T) {
 			}
 			bulktest.Clean(t, s, edges)
 			var pending int
-			if err := s.Shards().ForID(b).R.QueryRow("SELECT COUNT(*) FROM counter_deltas WHERE target_id = ?", int64(b)).Scan(&pending); err != nil || pending != 0 {
-				t.Fatalf("pending deltas of a repaired account: %d, %v", pending, err)
+			if qerr := s.Shards().ForID(b).R.QueryRow("SELECT COUNT(*) FROM counter_deltas WHERE target_id = ?", int64(b)).Scan(&pending); qerr != nil || pending != 0 {
+				t.Fatalf("pending deltas of a repaired account: %d, %v", pending, qerr)
 			}
 
 			// 6. a followers row newer than its following row is reported and
