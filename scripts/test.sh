@@ -10,8 +10,9 @@
 #     left alone: it is someone else's.
 #  2. Exports SPARROW_TEST_MYSQL, SPARROW_TEST_REDIS and SPARROW_TEST_NATS
 #     (defaults below) unless already set.
-#  3. Runs go vet ./... and staticcheck (installed with go install at a
-#     pinned version), then go test -count=1 -timeout 14m [flags] ./...
+#  3. Runs go vet ./..., staticcheck and the shadow check (each installed
+#     with go install at a pinned version), then
+#     go test -count=1 -timeout 14m [flags] ./...
 #     Extra arguments are go test flags, e.g. -run TestKV -v.
 #  4. Runs each go test -fuzz target for SPARROW_FUZZTIME (default 10s; 0
 #     skips them, as do extra arguments): the parameter parser, ids and
@@ -214,6 +215,17 @@ if ! "$GOBIN_DIR/staticcheck" -version 2>/dev/null | grep -q "(${STATICCHECK_VER
 fi
 log "staticcheck ./..."
 "$GOBIN_DIR/staticcheck" ./...
+
+# The shadow check (golang.org/x/tools' shadow analyzer, pinned the same
+# way): a variable declared in an inner scope that hides one used after it,
+# the bug behind a sweep that reported success after a failure.
+readonly XTOOLS_VERSION=v0.52.0
+if ! go version -m "$GOBIN_DIR/shadow" 2>/dev/null | grep -q "golang.org/x/tools[[:space:]]*$XTOOLS_VERSION"; then
+	log "go install golang.org/x/tools/go/analysis/passes/shadow/cmd/shadow@$XTOOLS_VERSION"
+	go install "golang.org/x/tools/go/analysis/passes/shadow/cmd/shadow@$XTOOLS_VERSION"
+fi
+log "go vet -vettool=shadow ./..."
+go vet -vettool="$GOBIN_DIR/shadow" ./...
 
 log "go test -count=1 -timeout 14m $* ./..."
 go test -count=1 -timeout 14m "$@" ./...
