@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -111,3 +112,11 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	return c, nil
 }
+
+// passwordRE matches the password part of "scheme://user:password@".
+var passwordRE = regexp.MustCompile(`(//[^:/@,]*):[^@/,]*@`)
+
+// Redact hides the passwords of the DSNs and URLs in s (a shard map, a Redis
+// or NATS URL, a command line) before it is logged or written to a report:
+// "scheme://user:password@" becomes "scheme://user:***@".
+func Redact(s string) string { return passwordRE.ReplaceAllString(s, "$1:***@") }

@@ -118,7 +118,7 @@ transient findings. It exits 0 if the store is consistent (or was repaired),
 			}
 			defer s.Shards().Close()
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "checking relations on %s (repair: %v)\n", redact(sf.spec()), repair)
+			fmt.Fprintf(out, "checking relations on %s (repair: %v)\n", app.Redact(sf.spec()), repair)
 			start := time.Now()
 			printed := 0
 			sum, err := check.Relations(cmd.Context(), s, repair, func(f check.Finding) {

@@ -199,7 +199,7 @@ func runSoakChild(ctx context.Context, cmd *cobra.Command, o *soakOptions) (err 
 		return fmt.Errorf("soak: %w", err)
 	}
 	if o.logf != nil {
-		o.logf("loading %d accounts, %d follows, %d statuses into %s", len(d.IDs), d.Edges(), d.StatusCount(), redact(c.Shards))
+		o.logf("loading %d accounts, %d follows, %d statuses into %s", len(d.IDs), d.Edges(), d.StatusCount(), app.Redact(c.Shards))
 	}
 	users, err := soakLoad(ctx, o, c, d, errw)
 	if err != nil {
@@ -244,10 +244,10 @@ func runSoakChild(ctx context.Context, cmd *cobra.Command, o *soakOptions) (err 
 		r.Notes = append(r.Notes, note)
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("The server ran in its own process (`%s serve %s`), its output in %s; the load driver shared the machine.",
-		filepath.Base(bin), redact(strings.Join(args, " ")), soakServerLogName))
+		filepath.Base(bin), app.Redact(strings.Join(args, " ")), soakServerLogName))
 	cfg := o.config()
 	cfg["preset"], cfg["backend"], cfg["feed_mode"], cfg["dataset"] = o.suite.preset, o.backend, o.feedMode, dataset
-	cfg["stores"] = map[string]any{"shards": redact(c.Shards), "redis_prefix": c.RedisPrefix, "stream": c.Stream, "kept": o.suite.keep}
+	cfg["stores"] = map[string]any{"shards": app.Redact(c.Shards), "redis_prefix": c.RedisPrefix, "stream": c.Stream, "kept": o.suite.keep}
 	if len(o.serverFlags) > 0 {
 		cfg["server_flags"] = o.serverFlags
 	}

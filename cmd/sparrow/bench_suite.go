@@ -377,7 +377,7 @@ func runSuiteBackend(ctx context.Context, cmd *cobra.Command, o *suiteOptions, r
 	}
 	logf := o.logf(errw, be)
 	if logf != nil {
-		logf("loading %d accounts, %d follows, %d statuses into %s", len(d.IDs), d.Edges(), d.StatusCount(), redact(c.Shards))
+		logf("loading %d accounts, %d follows, %d statuses into %s", len(d.IDs), d.Edges(), d.StatusCount(), app.Redact(c.Shards))
 	}
 	users, err := suiteLoad(ctx, o, r, d, be, c, errw)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"sparrow"
+	"sparrow/app"
 	"sparrow/internal/graphgen"
 	"sparrow/sqlstore"
 	"sparrow/sqlstore/bulk"
@@ -66,7 +67,7 @@ the outbox: no events are published.`,
 			defer s.Shards().Close()
 			ctx := cmd.Context()
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			fmt.Fprintf(out, "importing %s into %s\n", args[0], redact(sf.spec()))
+			fmt.Fprintf(out, "importing %s into %s\n", args[0], app.Redact(sf.spec()))
 
 			start := time.Now()
 			pairs, ids, err := readImport(args[0], accountsFile, errw, sf.quiet)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"regexp"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -77,8 +76,8 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			logger.Info("sparrow serving", "addr", ln.Addr().String(), "shards", redact(a.Config.Shards), "nats", redact(orDefault(a.Config.NATSURL, "embedded")),
-				"redis", redact(orDefault(a.Config.RedisURL, "in-process")))
+			logger.Info("sparrow serving", "addr", ln.Addr().String(), "shards", app.Redact(a.Config.Shards), "nats", app.Redact(orDefault(a.Config.NATSURL, "embedded")),
+				"redis", app.Redact(orDefault(a.Config.RedisURL, "in-process")))
 			errc := make(chan error, 1)
 			go func() { errc <- a.Serve(ln) }()
 			select {
@@ -93,12 +92,6 @@ func serveCmd() *cobra.Command {
 	addServerFlags(cmd, &c)
 	return cmd
 }
-
-// passwordRE matches the password part of "scheme://user:password@".
-var passwordRE = regexp.MustCompile(`(//[^:/@,]*):[^@/,]*@`)
-
-// redact hides passwords in DSNs and URLs before they are logged.
-func redact(s string) string { return passwordRE.ReplaceAllString(s, "$1:***@") }
 
 func orDefault(s, def string) string {
 	if s == "" {
