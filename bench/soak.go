@@ -53,7 +53,7 @@ type SoakCapacity struct {
 // scrapeTimeout bounds one /metrics scrape of a soak.
 const scrapeTimeout = 5 * time.Second
 
-// RunSoak drives the server at base with the mixed workload (DefaultMix):
+// DriveSoak drives the server at base with the mixed workload (DefaultMix):
 // readers (active users with tokens) read and post, targets are read and
 // followed. It activates every reader with a first home read and waits for
 // the inbox rebuilds, measures the capacity closed loop for
@@ -63,7 +63,7 @@ const scrapeTimeout = 5 * time.Second
 // returns is never nil: on an error (ctx cancelled, no capacity) it holds
 // what was measured until then, summarized. Machine, Date, Command and
 // Config are the caller's to fill.
-func RunSoak(ctx context.Context, base string, readers []User, targets []sparrow.ID, cfg SoakConfig) (*SoakReport, error) {
+func DriveSoak(ctx context.Context, base string, readers []User, targets []sparrow.ID, cfg SoakConfig) (*SoakReport, error) {
 	cfg.Clients = max(1, cfg.Clients)
 	if cfg.Inflight <= 0 {
 		cfg.Inflight = 4 * cfg.Clients

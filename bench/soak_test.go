@@ -56,11 +56,11 @@ func soakServer(t *testing.T) (*httptest.Server, *fakeServer) {
 	return ts, f
 }
 
-func TestRunSoak(t *testing.T) {
+func TestDriveSoak(t *testing.T) {
 	ts, f := soakServer(t)
 	w := testWorkload(ts.URL)
 	var seen atomic.Int64
-	r, err := RunSoak(context.Background(), ts.URL, w.Readers, w.Targets, SoakConfig{Clients: 4, CapacityDuration: 200 * time.Millisecond,
+	r, err := DriveSoak(context.Background(), ts.URL, w.Readers, w.Targets, SoakConfig{Clients: 4, CapacityDuration: 200 * time.Millisecond,
 		Duration: 700 * time.Millisecond, Interval: 200 * time.Millisecond, Warmup: 200 * time.Millisecond, Cooldown: 200 * time.Millisecond,
 		OnSample: func(SoakSample) { seen.Add(1) }})
 	if err != nil {
@@ -123,13 +123,13 @@ func TestRunSoak(t *testing.T) {
 	}
 }
 
-func TestRunSoakCancelled(t *testing.T) {
+func TestDriveSoakCancelled(t *testing.T) {
 	ts, _ := soakServer(t)
 	w := testWorkload(ts.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	r, err := RunSoak(ctx, ts.URL, w.Readers, w.Targets, SoakConfig{Clients: 2, Rate: 100, Duration: time.Hour, Interval: 100 * time.Millisecond})
+	r, err := DriveSoak(ctx, ts.URL, w.Readers, w.Targets, SoakConfig{Clients: 2, Rate: 100, Duration: time.Hour, Interval: 100 * time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 5*time.Second {
 		t.Fatalf("err %v after %v", err, time.Since(t0))
 	}

@@ -50,7 +50,7 @@ func (s *suite) logf(format string, args ...any) {
 	}
 }
 
-// RunSuite measures the server at base with users (their tokens; active
+// DriveSuite measures the server at base with users (their tokens; active
 // users are driven, fresh users only read their home once, in the rebuild
 // measure) and targets (accounts whose timelines are read and who are
 // followed): it activates every active user with a first home read (so they
@@ -60,7 +60,7 @@ func (s *suite) logf(format string, args ...any) {
 // per post from the server's metrics), the open loop if cfg.Rate > 0, the
 // home-only closed loop and the inbox memory sample. Fresh users must not
 // have read their home on this server before.
-func RunSuite(ctx context.Context, base string, users []User, targets []sparrow.ID, cfg SuiteConfig) ([]Row, []Measure, error) {
+func DriveSuite(ctx context.Context, base string, users []User, targets []sparrow.ID, cfg SuiteConfig) ([]Row, []Measure, error) {
 	cfg.Clients = max(1, cfg.Clients)
 	cfg.ProbeClients = max(1, cfg.ProbeClients)
 	s := &suite{c: NewClient(base, 4*cfg.Clients+8), cfg: cfg, users: slices.Clone(users), byID: make(map[sparrow.ID]*User, len(users))}

@@ -137,7 +137,7 @@ func (o *soakOptions) config() map[string]any {
 	l := o.load
 	inflight := l.Inflight
 	if inflight <= 0 {
-		inflight = 4 * l.Clients // RunSoak's default
+		inflight = 4 * l.Clients // DriveSoak's default
 	}
 	return map[string]any{"clients": l.Clients, "capacity_duration": l.CapacityDuration.String(), "rate_flag": l.Rate,
 		"inflight": inflight, "duration": l.Duration.String(), "interval": l.Interval.String(),
@@ -232,7 +232,7 @@ func runSoakChild(ctx context.Context, cmd *cobra.Command, o *soakOptions) (err 
 	sctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	p.watch(done, cancel)
-	r, runErr := bench.RunSoak(sctx, p.base, readers, d.IDs[:d.Config.Users], o.soakConfig(errw))
+	r, runErr := bench.DriveSoak(sctx, p.base, readers, d.IDs[:d.Config.Users], o.soakConfig(errw))
 	close(done)
 	if cause := context.Cause(sctx); errors.Is(cause, errServerExited) {
 		runErr = cause
@@ -254,7 +254,7 @@ func runSoakChild(ctx context.Context, cmd *cobra.Command, o *soakOptions) (err 
 	return o.finish(cmd, r, cfg, runErr)
 }
 
-// soakConfig is the load of bench.RunSoak with the log and sample lines.
+// soakConfig is the load of bench.DriveSoak with the log and sample lines.
 func (o *soakOptions) soakConfig(errw io.Writer) bench.SoakConfig {
 	cfg := o.load
 	cfg.Logf, cfg.OnSample = o.logf, o.sampleLine(errw)
@@ -353,7 +353,7 @@ func runSoakTarget(ctx context.Context, cmd *cobra.Command, o *soakOptions) erro
 			readers, targets = append(readers, u), append(targets, u.ID)
 		}
 	}
-	r, runErr := bench.RunSoak(ctx, o.suite.target, readers, targets, o.soakConfig(cmd.ErrOrStderr()))
+	r, runErr := bench.DriveSoak(ctx, o.suite.target, readers, targets, o.soakConfig(cmd.ErrOrStderr()))
 	runErr = interrupted(ctx, runErr)
 	cfg := o.config()
 	cfg["target"], cfg["accounts_file"], cfg["accounts"] = o.suite.target, o.suite.accounts, len(users)

@@ -261,7 +261,7 @@ func runSuiteTarget(ctx context.Context, cmd *cobra.Command, o *suiteOptions) er
 	cfg := o.run
 	cfg.Backend, cfg.Mode, cfg.Bar, cfg.Logf = o.label, o.modeLabel, o.bar(cmd.ErrOrStderr()), o.logf(cmd.ErrOrStderr(), o.label)
 	cfg.InboxCap = 800
-	rows, ms, err := bench.RunSuite(ctx, o.target, users, targets, cfg)
+	rows, ms, err := bench.DriveSuite(ctx, o.target, users, targets, cfg)
 	r.Results, r.Measures = rows, ms
 	if err != nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("FAILED: %v (the results are partial)", err))
@@ -480,7 +480,7 @@ func runSuiteMode(ctx context.Context, o *suiteOptions, r *bench.Report, c app.C
 		}
 	}
 	loadBefore := suiteLoadAvg()
-	rows, ms, err := bench.RunSuite(ctx, base, users, targets, cfg)
+	rows, ms, err := bench.DriveSuite(ctx, base, users, targets, cfg)
 	stopProfile()
 	if loadBefore >= 0 {
 		ms = append(ms, bench.Measure{Backend: be, Mode: mode, Name: "machine_load_1m", Value: (loadBefore + suiteLoadAvg()) / 2, Unit: "runnable",
