@@ -94,7 +94,7 @@ func TestBenchSoakEmbedded(t *testing.T) {
 	if r.Config["backend"] != "embedded" || r.Config["duration"] != "3s" || r.WarmupSeconds != 1 {
 		t.Errorf("config %v, warm-up %v s", r.Config, r.WarmupSeconds)
 	}
-	if log, err := os.ReadFile(filepath.Join(out, soakServerLogName)); err != nil {
+	if log, err := os.ReadFile(filepath.Join(out, bench.SoakServerLog)); err != nil {
 		t.Error(err)
 	} else if len(log) > 0 {
 		t.Logf("server log:\n%s", log)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -8,47 +8,56 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"sparrow/app"
-	"sparrow/bench"
 )
 
-// runBenchSuite runs `sparrow bench run` with args and returns the report it wrote to out.
-func runBenchSuite(t *testing.T, out string, args ...string) *bench.Report {
+// runSuite runs RunSuite with o (quiet, into out) and returns the report it
+// wrote.
+func runSuite(t *testing.T, out string, o SuiteOptions) *Report {
 	t.Helper()
-	cmd := benchCmd()
-	var stdout bytes.Buffer
-	cmd.SetOut(&stdout)
-	cmd.SetErr(&stdout)
-	cmd.SetArgs(append([]string{"run", "--quiet", "--out", out}, args...))
-	if err := cmd.ExecuteContext(context.Background()); err != nil {
-		t.Fatalf("bench run %v: %v\n%s", args, err, stdout.String())
+	o.Out, o.Quiet = out, true
+	var output bytes.Buffer
+	if err := RunSuite(context.Background(), o, &output, &output); err != nil {
+		t.Fatalf("RunSuite %+v: %v\n%s", o, err, output.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r bench.Report
+	var r Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("report.json: %v", err)
 	}
 	return &r
 }
 
-// tinyRun are the load settings of the test runs: a smaller small preset.
-var tinyRun = []string{"--users", "300", "--clients", "8", "--duration", "600ms", "--rate", "150", "--open-duration", "400ms",
-	"--probe-duration", "120ms", "--posts-per-bucket", "3"}
+// tinyRun are the load settings of the test runs: a smaller small preset
+// (`bench run --preset small --users 300 --clients 8 --duration 600ms
+// --rate 150 --open-duration 400ms --probe-duration 120ms
+// --posts-per-bucket 3`).
+func tinyRun() (DatasetConfig, SuiteConfig) {
+	d := Presets["small"]
+	d.Users = 300
+	return d, SuiteConfig{Clients: 8, Duration: 600 * time.Millisecond, Rate: 150, OpenDuration: 400 * time.Millisecond,
+		ProbeDuration: 120 * time.Millisecond, ProbeClients: 2, PostsPerBucket: 3}
+}
 
-// TestBenchRunSmall runs the suite on the embedded backend in the three modes
-// and checks the report's shape: every op present for every mode with
+// TestRunSuiteSmall runs the suite on the embedded backend in the three
+// modes and checks the report's shape: every op present for every mode with
 // requests and no errors, the ratios computed, the files written; then it
-// drives a server on the kept stores with --target and the accounts file.
-func TestBenchRunSmall(t *testing.T) {
+// drives a server on the kept stores with Target and the accounts file.
+func TestRunSuiteSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the benchmark suite (about 30 s)")
 	}
 	out, data := t.TempDir(), t.TempDir()
-	r := runBenchSuite(t, out, append([]string{"--preset", "small", "--backend", "embedded", "--keep", "--data", data}, tinyRun...)...)
+	d, run := tinyRun()
+	r := runSuite(t, out, SuiteOptions{Preset: "small", Data: d, Backends: []string{"embedded"}, Modes: []string{"hybrid", "push", "pull"},
+		Run: run, DataDir: data, Keep: true, Command: "test",
+		// --redis-url's default: the Redis ceiling is measured if it answers, noted if not
+		Services: Services{RedisURL: "redis://127.0.0.1:6379/0"}})
 	if strings.Join(r.Backends, ",") != "embedded" || strings.Join(r.Modes, ",") != "hybrid,push,pull" {
 		t.Fatalf("backends %v, modes %v", r.Backends, r.Modes)
 	}
@@ -86,7 +95,7 @@ func TestBenchRunSmall(t *testing.T) {
 		}
 	}
 
-	// The same accounts against a server on the kept stores, over --target.
+	// The same accounts against a server on the kept stores, over Target.
 	dir := filepath.Join(data, "embedded")
 	a, base, err := startInProcess(context.Background(), app.Config{DataDir: filepath.Join(dir, "nats-target"), Shards: app.DefaultShards(dir), HotThreshold: 200})
 	if err != nil {
@@ -94,7 +103,8 @@ func TestBenchRunSmall(t *testing.T) {
 	}
 	defer a.Close()
 	out2 := t.TempDir()
-	r2 := runBenchSuite(t, out2, append([]string{"--target", base, "--accounts", filepath.Join(out, "accounts.csv"), "--label", "target", "--mode-label", "hybrid"}, tinyRun...)...)
+	r2 := runSuite(t, out2, SuiteOptions{Preset: "small", Data: d, Modes: []string{"hybrid", "push", "pull"}, Run: run,
+		Target: base, Accounts: filepath.Join(out, "accounts.csv"), Label: "target", ModeLabel: "hybrid", Command: "test"})
 	if err := r2.Validate(); err != nil {
 		t.Fatal(err)
 	}
