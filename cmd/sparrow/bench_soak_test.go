@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,4 +193,61 @@ func databaseExists(t *testing.T, dsn string) bool {
 		t.Fatal(err)
 	}
 	return n > 0
+}
+
+// parseBenchSoak runs `bench soak args…` with a stand-in for bench.RunSoak
+// and returns the options it was given.
+func parseBenchSoak(t *testing.T, args ...string) bench.SoakOptions {
+	t.Helper()
+	var o bench.SoakOptions
+	called := false
+	cmd := newBenchSoakCmd(func(ctx context.Context, got bench.SoakOptions, _, _ io.Writer) error {
+		o, called = got, true
+		if ctx.Err() != nil {
+			t.Errorf("context already done: %v", ctx.Err())
+		}
+		return nil
+	})
+	var output bytes.Buffer
+	cmd.SetOut(&output)
+	cmd.SetErr(&output)
+	cmd.SetArgs(args)
+	if err := cmd.ExecuteContext(context.Background()); err != nil || !called {
+		t.Fatalf("bench soak %v: called %v, %v\n%s", args, called, err, output.String())
+	}
+	return o
+}
+
+// TestBenchSoakFlags checks what `bench soak` hands bench.RunSoak: the
+// preset's data set, the default warm-up (2m, or a fifth of a shorter
+// --duration), this binary as the server, the flags as given.
+func TestBenchSoakFlags(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := parseBenchSoak(t, "--duration", "40s", "--users", "200")
+	want := bench.Presets["small"]
+	want.Users = 200
+	l := o.Load
+	if o.Data != want || l.Duration != 40*time.Second || l.Warmup != 8*time.Second || l.Clients != 16 || l.CapacityDuration != 15*time.Second ||
+		l.Interval != 10*time.Second || l.Rate != 0 || l.Inflight != 0 || l.Cooldown != 0 {
+		t.Errorf("data set %+v, load %+v", o.Data, l)
+	}
+	if o.Backend != "embedded" || o.FeedMode != "hybrid" || o.ServerBinary != self || o.Out != "soak-out" || o.Quiet || o.Bar == nil ||
+		o.Keep || o.DataDir != "" || len(o.ServerFlags) != 0 || !strings.HasPrefix(o.Command, "sparrow bench ") {
+		t.Errorf("options %+v", o)
+	}
+	if long := parseBenchSoak(t, "--duration", "1h"); long.Load.Warmup != 2*time.Minute {
+		t.Errorf("--duration 1h: warm-up %v", long.Load.Warmup)
+	}
+	o = parseBenchSoak(t, "--duration", "1h", "--warmup", "30s", "--quiet", "--backend", "mariadb", "--feed-mode", "pull",
+		"--server-flag=--inbox-cap=400", "--server-flag", "--recent-cap=10", "--preset", "medium", "--nats-url", "nats://n:1")
+	if o.Load.Warmup != 30*time.Second || !o.Quiet || o.Bar != nil || o.Backend != "mariadb" || o.FeedMode != "pull" ||
+		strings.Join(o.ServerFlags, " ") != "--inbox-cap=400 --recent-cap=10" || o.Data != bench.Presets["medium"] || o.Services.NATSURL != "nats://n:1" {
+		t.Errorf("options %+v", o)
+	}
+	if target := parseBenchSoak(t, "--target", "http://x", "--accounts", "a.csv"); target.Target != "http://x" || target.Accounts != "a.csv" || target.ServerBinary != "" {
+		t.Errorf("target: options %+v", target)
+	}
 }
