@@ -89,12 +89,16 @@ func (r *backendRun) serve() error {
 	return nil
 }
 
-// stop closes the server and removes its stream, databases and directory.
+// stop closes the server and removes its stream, Redis prefix, databases
+// and directory.
 func (r *backendRun) stop() {
 	if r.config.NATSURL != "" {
 		r.Bus.DeleteStreams(context.Background())
 	}
 	r.Close()
+	if r.config.RedisURL != "" {
+		FlushRedisPrefix(r.config.RedisURL, r.config.RedisPrefix)
+	}
 	r.clean()
 	os.RemoveAll(r.dir)
 }
