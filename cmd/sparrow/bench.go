@@ -37,9 +37,7 @@ func benchStatusesCmd() *cobra.Command {
 	f.StringSliceVar(&o.Backends, "backend", []string{"embedded", "mariadb"}, "backends to run: embedded, mariadb (MariaDB + Redis + NATS)")
 	f.IntVar(&o.Clients, "clients", 16, "concurrent closed-loop clients")
 	f.DurationVar(&o.Duration, "duration", 10*time.Second, "duration of each measured phase")
-	f.StringVar(&o.Services.MySQLURL, "mysql-url", "mysql://root@127.0.0.1:3306/", "MariaDB server for the mariadb backend")
-	f.StringVar(&o.Services.RedisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the mariadb backend")
-	f.StringVar(&o.Services.NATSURL, "nats-url", "nats://127.0.0.1:4222", "NATS for the mariadb backend")
+	addServiceURLFlags(f, &o.Services)
 	f.StringVar(&o.Target, "target", "", "run against this running server instead of an in-process one")
 	f.StringVar(&o.Out, "out", "", "also write the results as JSON to this file")
 	return cmd

@@ -26,9 +26,7 @@ func benchInteractionsCmd() *cobra.Command {
 	f.IntVar(&o.NewFavourites, "new-favourites", 5000, "favourites made through the service during the throughput phase")
 	f.IntVar(&o.Clients, "clients", 16, "concurrent callers")
 	f.DurationVar(&o.Duration, "duration", 10*time.Second, "duration of each read phase")
-	f.StringVar(&o.Services.MySQLURL, "mysql-url", "mysql://root@127.0.0.1:3306/", "MariaDB server for the mariadb backend")
-	f.StringVar(&o.Services.RedisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the mariadb backend")
-	f.StringVar(&o.Services.NATSURL, "nats-url", "nats://127.0.0.1:4222", "NATS for the mariadb backend")
+	addServiceURLFlags(f, &o.Services)
 	f.StringVar(&o.Out, "out", "", "also write the results as JSON to this file")
 	return cmd
 }

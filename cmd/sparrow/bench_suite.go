@@ -100,11 +100,18 @@ func addDatasetFlags(f *pflag.FlagSet, preset *string, d *bench.DatasetConfig) {
 // backend, and --target with --accounts.
 func addServiceFlags(f *pflag.FlagSet, dataDir *string, svc *bench.Services, target, accounts *string) {
 	f.StringVar(dataDir, "data", "", "where the embedded stores go (default: a temporary directory)")
+	addServiceURLFlags(f, svc)
+	f.StringVar(target, "target", "", "drive this running Mastodon-API server instead (needs --accounts)")
+	f.StringVar(accounts, "accounts", "", "with --target: accounts file, lines id,token[,followers,following[,role]]")
+}
+
+// addServiceURLFlags declares the services of the mariadb backend, for every
+// bench command that runs one: --mysql-url, --redis-url and --nats-url, with
+// the test script's loopback services as defaults.
+func addServiceURLFlags(f *pflag.FlagSet, svc *bench.Services) {
 	f.StringVar(&svc.MySQLURL, "mysql-url", "mysql://root@127.0.0.1:3306/", "MariaDB server of the mariadb backend")
 	f.StringVar(&svc.RedisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the mariadb backend")
 	f.StringVar(&svc.NATSURL, "nats-url", "nats://127.0.0.1:4222", "NATS of the mariadb backend")
-	f.StringVar(target, "target", "", "drive this running Mastodon-API server instead (needs --accounts)")
-	f.StringVar(accounts, "accounts", "", "with --target: accounts file, lines id,token[,followers,following[,role]]")
 }
 
 // applyPreset fills every data-set setting not given on the command line
