@@ -87,6 +87,7 @@ func Open(ctx context.Context, c Config, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, sparrow.WrapError(sparrow.EInvalid, err, "%v", err)
 	}
+	sqlite.SetHeapLimit(int64(c.SQLiteMemoryMiB) << 20)
 	if logger == nil {
 		logger = slog.Default()
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sparrow"
+	"sparrow/sqlite"
 )
 
 // Config is everything `sparrow serve` can be told. Every field has a flag
@@ -43,6 +44,11 @@ type Config struct {
 	SweepInterval time.Duration // how often the sweeper runs (default sparrow.DefaultSweepInterval)
 
 	CommentPageSize int // statuses per fixed comment page (default sparrow.DefaultCommentPageSize)
+
+	// SQLiteMemoryMiB is the soft limit on SQLite's memory in the process,
+	// for every embedded store together (default sqlite.HeapLimit; see
+	// there). Process-wide: the last App opened sets it.
+	SQLiteMemoryMiB int
 }
 
 // DefaultShards is the embedded shard map: 256 logical shards on four SQLite
@@ -109,6 +115,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxChars <= 0 {
 		c.MaxChars = sparrow.DefaultMaxChars
+	}
+	if c.SQLiteMemoryMiB <= 0 {
+		c.SQLiteMemoryMiB = sqlite.HeapLimit >> 20
 	}
 	return c, nil
 }

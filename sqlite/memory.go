@@ -51,6 +51,15 @@ func init() {
 	sqlite3.Xsqlite3_soft_heap_limit64(tls, HeapLimit)
 }
 
+// SetHeapLimit sets the soft limit on SQLite's memory in this process (see
+// HeapLimit, the default) to n bytes; 0 removes it. It is process-wide: the
+// last call wins for every store.
+func SetHeapLimit(n int64) {
+	statsMu.Lock()
+	defer statsMu.Unlock()
+	sqlite3.Xsqlite3_soft_heap_limit64(statsTLS, max(n, 0))
+}
+
 // MemoryUsed returns the bytes SQLite has allocated in this process now, and
 // the most it has held at once since the process started.
 func MemoryUsed() (now, highwater int64) {

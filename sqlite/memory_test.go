@@ -9,12 +9,16 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// setHeapLimit sets SQLite's soft heap limit (0: none) and returns the
-// previous one.
+// setHeapLimit sets SQLite's soft heap limit (0: none; negative: unchanged)
+// and returns the previous one.
 func setHeapLimit(n int64) int64 {
 	statsMu.Lock()
-	defer statsMu.Unlock()
-	return sqlite3.Xsqlite3_soft_heap_limit64(statsTLS, n)
+	prev := sqlite3.Xsqlite3_soft_heap_limit64(statsTLS, -1)
+	statsMu.Unlock()
+	if n >= 0 {
+		SetHeapLimit(n)
+	}
+	return prev
 }
 
 // TestHeapLimitBoundsSQLiteMemory: SQLite's memory is accounted

@@ -13,6 +13,7 @@ import (
 
 	"sparrow"
 	"sparrow/app"
+	"sparrow/sqlite"
 )
 
 // addServerFlags declares the settings shared by serve and the admin commands.
@@ -39,6 +40,7 @@ func addServerFlags(cmd *cobra.Command, c *app.Config) {
 	f.IntVar(&c.ActiveDays, "active-days", sparrow.DefaultActiveDays, "users seen within this many days get pushes; others are rebuilt by pull on return")
 	f.DurationVar(&c.SweepInterval, "sweep-interval", sparrow.DefaultSweepInterval, "how often the sweeper drops inactive inboxes and cools former hot authors")
 	f.IntVar(&c.CommentPageSize, "comment-page-size", sparrow.DefaultCommentPageSize, "statuses per fixed comment page (the page index of docs/seeds.md#seed-001)")
+	f.IntVar(&c.SQLiteMemoryMiB, "sqlite-memory-mib", sqlite.HeapLimit>>20, "soft limit on SQLite's memory (page caches, statements) for all embedded stores, MiB")
 	f.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 }
 
