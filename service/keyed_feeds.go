@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"sparrow"
 )
@@ -40,8 +41,12 @@ type keyedFeed struct {
 	read func(ctx context.Context, t *Timelines, key string, p sparrow.Page) ([]sparrow.FeedItem, error)
 }
 
-// keyedFeeds holds the registered kinds by name.
-var keyedFeeds = map[string]*keyedFeed{}
+// keyedFeeds holds the registered kinds by name; keyedFeedOrder the same,
+// sorted by name (the consumer's fixed order).
+var (
+	keyedFeeds     = map[string]*keyedFeed{}
+	keyedFeedOrder []*keyedFeed
+)
 
 // registerKeyedFeed adds a kind of keyed feed; it is called from init
 // functions and panics on a duplicate or incomplete registration.
@@ -53,6 +58,8 @@ func registerKeyedFeed(f keyedFeed) {
 		panic("service: keyed feed " + f.name + " registered twice")
 	}
 	keyedFeeds[f.name] = &f
+	keyedFeedOrder = append(keyedFeedOrder, &f)
+	slices.SortFunc(keyedFeedOrder, func(a, b *keyedFeed) int { return strings.Compare(a.name, b.name) })
 }
 
 // readStored is the read of a feed whose reader key maps to one stored list.
@@ -62,11 +69,10 @@ func readStored(ctx context.Context, t *Timelines, storageKey string, p sparrow.
 
 // KeyedFeedNames returns the names of the registered keyed feeds, sorted.
 func KeyedFeedNames() []string {
-	names := make([]string, 0, len(keyedFeeds))
-	for name := range keyedFeeds {
-		names = append(names, name)
+	names := make([]string, len(keyedFeedOrder))
+	for i, f := range keyedFeedOrder {
+		names[i] = f.name
 	}
-	slices.Sort(names)
 	return names
 }
 
@@ -107,8 +113,7 @@ func (k *KeyedFeeds) Handle(ctx context.Context, e sparrow.Event) error {
 		return err
 	}
 	var keys []string
-	for _, name := range KeyedFeedNames() { // a fixed order, so that retries repeat the same writes
-		f := keyedFeeds[name]
+	for _, f := range keyedFeedOrder { // a fixed order, so that retries repeat the same writes
 		ks := f.keys(st)
 		if len(ks) == 0 {
 			continue
