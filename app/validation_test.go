@@ -46,6 +46,9 @@ func TestStoredFieldsValidatedAlikeOnEveryBackend(t *testing.T) {
 			{"search query invalid UTF-8", "GET", "/api/v1/accounts/search?q=%FF", "", "", 422},
 			{"lookup invalid UTF-8", "GET", "/api/v1/accounts/lookup?acct=%FF", "", "", 404},
 			{"object feed invalid UTF-8", "GET", "/api/v1/x/objects/book/%FF/statuses", "", "", 404},
+			{"keyed feed unknown", "GET", "/api/v1/x/feeds/nosuchfeed?key=x", "", "", 404},
+			{"keyed feed impossible key", "GET", "/api/v1/x/feeds/public?key=x", "", "", 404},
+			{"keyed feed tag invalid UTF-8", "GET", "/api/v1/x/feeds/tag?key=%FF", "", "", 404},
 			{"notification types unknown", "GET", "/api/v1/notifications?types[]=%FF", "", "", 200},
 		}
 		st := post(t, u, "to edit", "public")
